@@ -1,0 +1,134 @@
+# Hourglass: make | make test | make demo | make bench | make asan
+#
+# Everything builds into $(BUILD); `make asan` uses build/asan with
+# AddressSanitizer and UBSan and runs the same tests against it.
+
+BUILD    ?= build
+SAN      ?=
+CC       ?= cc
+PYTHON   ?= python3
+
+DPDK_CFLAGS := $(shell pkg-config --cflags libdpdk 2>/dev/null)
+DPDK_LIBS   := $(shell pkg-config --libs libdpdk 2>/dev/null)
+EXT_LIBS    := -levent -lprotobuf-c -ljansson -lpthread -lm
+
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+
+CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE -DALLOW_EXPERIMENTAL_API -O2 -g -Wall -Wextra -Werror \
+	-I$(BUILD)/gen -Iproto -Ilibclient $(DPDK_CFLAGS) $(SANFLAGS)
+CFLAGS  := $(CFLAGS_COMMON) $(EXTRA_CFLAGS)
+LDFLAGS := $(SANFLAGS)
+
+BIN := $(BUILD)/bin
+LIB := $(BUILD)/lib
+OBJ := $(BUILD)/obj
+GEN := $(BUILD)/gen
+
+PROTO_C := $(GEN)/hgctl.pb-c.c
+PROTO_O := $(OBJ)/gen/hgctl.pb-c.o $(OBJ)/proto/ctl_frame.o
+
+FASTPATH_SRC := $(wildcard fastpath/*.c)
+SLOWPATH_SRC := $(wildcard slowpath/*.c)
+CLIENT_SRC   := $(wildcard libclient/*.c)
+
+FASTPATH_O := $(FASTPATH_SRC:%.c=$(OBJ)/%.o)
+SLOWPATH_O := $(SLOWPATH_SRC:%.c=$(OBJ)/%.o)
+CLIENT_O   := $(CLIENT_SRC:%.c=$(OBJ)/pic/%.o) $(OBJ)/pic/gen/hgctl.pb-c.o \
+	      $(OBJ)/pic/proto/ctl_frame.o
+
+TARGETS := $(BIN)/hourglassd $(BIN)/hgctl $(BIN)/hgload $(BIN)/hg-echo \
+	   $(LIB)/libhgclient.so $(LIB)/libhgclient.a
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all deps test unit integration demo bench asan clean
+.SECONDARY:
+
+all: $(TARGETS)
+
+deps:
+	@tools/install-deps.sh
+
+$(GEN)/hgctl.pb-c.c $(GEN)/hgctl.pb-c.h: proto/hgctl.proto
+	@mkdir -p $(GEN)
+	protoc-c --c_out=$(GEN) -Iproto $<
+
+# generated code is not ours to lint
+$(OBJ)/gen/%.o: $(GEN)/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wno-unused-parameter -c $< -o $@
+$(OBJ)/pic/gen/%.o: $(GEN)/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -Wno-unused-parameter -c $< -o $@
+
+$(OBJ)/%.o: %.c $(GEN)/hgctl.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+$(OBJ)/pic/%.o: %.c $(GEN)/hgctl.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
+
+$(BIN)/hourglassd: $(FASTPATH_O) $(SLOWPATH_O) $(PROTO_O)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(DPDK_LIBS) $(EXT_LIBS)
+
+$(LIB)/libhgclient.a: $(CLIENT_O)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+# only the functions of hourglass.h are exported
+$(LIB)/libhgclient.so: $(CLIENT_O)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libhgclient.so.1 $^ -o $@ \
+		-lprotobuf-c -lpthread
+
+$(BIN)/hgctl: $(OBJ)/tools/hgctl.o $(PROTO_O)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lprotobuf-c -ljansson
+
+$(BIN)/hgload: $(OBJ)/tools/hgload.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -ljansson -lpthread -lm
+
+$(BIN)/hg-echo: $(OBJ)/tools/hg_echo.o $(LIB)/libhgclient.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lprotobuf-c -lpthread
+
+# ---- tests ----
+
+UNIT_LINK := $(OBJ)/fastpath/parse.o $(OBJ)/fastpath/bufpart.o \
+	$(OBJ)/slowpath/config.o $(OBJ)/slowpath/arena.o $(PROTO_O)
+
+$(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(UNIT_LINK) $(OBJ)/tests/unit/names.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lcriterion $(DPDK_LIBS) $(EXT_LIBS)
+
+unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
+
+integration: all
+	HG_BUILD=$(BUILD) $(PYTHON) -m pytest -q tests/integration
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory integration
+
+asan: deps
+	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 all unit integration
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@HG_BUILD=$(BUILD) tools/demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@HG_BUILD=$(BUILD) bench/fastpath_cost
+
+clean:
+	rm -rf build bench/out
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Daemon state shared by the fast-path cores and the slow path.
+ *
+ * Ownership rules (no locks on the fast path):
+ *  - struct hg_fp_core and everything in it is written only by its core,
+ *    except the command ring, which the slow path produces into.
+ *  - struct hg_tenant is written only by the slow path. A tenant becomes
+ *    visible to the fast path when its state is stored ACTIVE (release), and
+ *    stops being used by a core once that core has processed the RELEASE
+ *    command the slow path sent after unpublishing it.
+ *  - The port map is written by the slow path, read by RX.
+ */
+#ifndef HG_FASTPATH_DP_H
+#define HG_FASTPATH_DP_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_ether.h>
+#include <rte_ring.h>
+
+#include "../proto/hg_shm.h"
+#include "bufpart.h"
+
+#define HG_MAX_TENANTS  32u
+#define HG_BATCH        32u
+#define HG_PEND_SIZE    256u	/* validated TX descriptors per tenant and core */
+#define HG_NAME_MAX     32u
+
+enum hg_point { HG_PT_RX, HG_PT_TX, HG_PT_SCHED, HG_PT_N };
+
+/* Drops that belong to no tenant (the frame was bad or unowned). */
+#define HG_CORE_DROPS(X)                      \
+	X(RUNT, "runt")                       \
+	X(ETHERTYPE, "bad_ethertype")         \
+	X(ARP, "bad_arp")                     \
+	X(IP_HDR, "bad_ip_header")            \
+	X(IP_LEN, "bad_ip_length")            \
+	X(IP_CSUM, "bad_ip_checksum")         \
+	X(IP_FRAG, "ip_fragment")             \
+	X(NOT_US, "not_for_us")               \
+	X(PROTO, "bad_ip_proto")              \
+	X(UDP_HDR, "bad_udp_header")          \
+	X(UDP_CSUM, "bad_udp_checksum")       \
+	X(ICMP, "bad_icmp")                   \
+	X(NO_TENANT, "no_tenant")             \
+	X(MULTISEG, "multi_segment")          \
+	X(NIC_FULL, "nic_tx_full")            \
+	X(NO_MBUF, "no_mbuf")
+
+/* Drops charged to a tenant. */
+#define HG_TENANT_DROPS(X)                    \
+	X(UNBOUND, "unbound_port")            \
+	X(NO_BUF, "no_buffer")                \
+	X(RING_FULL, "rx_ring_full")          \
+	X(BAD_DESC, "bad_descriptor")         \
+	X(NO_NEIGH, "no_neighbor")            \
+	X(NIC_FULL, "nic_tx_full")            \
+	X(NO_MBUF, "no_mbuf")
+
+#define HG_ENUM_ENTRY(name, str) HG_DROP_##name,
+enum hg_core_drop { HG_CORE_DROPS(HG_ENUM_ENTRY) HG_DROP_N };
+#undef HG_ENUM_ENTRY
+#define HG_ENUM_ENTRY(name, str) HG_TDROP_##name,
+enum hg_tenant_drop { HG_TENANT_DROPS(HG_ENUM_ENTRY) HG_TDROP_N };
+#undef HG_ENUM_ENTRY
+
+extern const char *const hg_core_drop_names[HG_DROP_N];
+extern const char *const hg_tenant_drop_names[HG_TDROP_N];
+
+enum hg_tenant_state { HG_TENANT_FREE, HG_TENANT_ACTIVE, HG_TENANT_DYING };
+enum hg_idle_mode { HG_IDLE_POLL, HG_IDLE_YIELD, HG_IDLE_SLEEP };
+
+/* Port map entry: 0 = no tenant; low byte tenant slot + 1; second byte the
+ * bound app slot + 1 (0 = owned but not bound). */
+#define HG_PORT_TENANT(e) ((int)((e) & 0xff) - 1)
+#define HG_PORT_APP(e)    ((int)(((e) >> 8) & 0xff) - 1)
+#define HG_PORT_ENTRY(t, a) ((uint32_t)((t) + 1) | (uint32_t)((a) + 1) << 8)
+
+/* The contexts an app's bound ports steer to. */
+struct hg_app_route {
+	uint32_t n_ctx;
+	uint8_t ctx[HG_MAX_CTX];
+};
+
+/* A tenant as the fast path sees it. */
+struct hg_tenant {
+	uint32_t slot;
+	uint8_t *base;			/* daemon's mapping of the region */
+	struct hg_region_hdr *hdr;
+	/* rings with daemon-private geometry, see proto/hg_shm.h */
+	struct rte_ring *ring[HG_MAX_CTX][HG_MAX_FP_CORES][HG_RING_KINDS];
+	uint8_t ctx_app[HG_MAX_CTX];	/* app slot of each open context */
+	uint32_t n_live;		/* atomic; live_ctx[0..n_live) valid */
+	uint8_t live_ctx[HG_MAX_CTX];
+	struct hg_app_route route[HG_MAX_APPS];
+	uint16_t port_lo, port_hi;	/* host order, inclusive */
+} __rte_cache_aligned;
+
+/* A tenant's work on one core, written only by that core. */
+struct hg_fp_tenant {
+	uint64_t cycles[HG_PT_N];
+	uint64_t nic_cycles[HG_PT_N];	/* part of cycles spent in the PMD */
+	uint64_t pkts[HG_PT_N];
+	uint64_t drops[HG_TDROP_N];
+	struct hg_bufpart bufs;
+	uint32_t pend_head, pend_tail;	/* FIFO of validated SEND descriptors */
+	struct hg_desc pend[HG_PEND_SIZE];
+} __rte_cache_aligned;
+
+enum hg_cmd_op { HG_CMD_RECLAIM_APP = 1, HG_CMD_RELEASE_TENANT = 2 };
+
+struct hg_cmd {
+	uint16_t op;
+	uint8_t tenant;
+	uint8_t app;
+};
+
+struct hg_fp_core {
+	uint32_t idx;			/* 0..fp_cores-1 = queue id */
+	uint32_t lcore;
+	struct rte_mempool *pool;
+	struct rte_ring *cmd;		/* slow path -> this core */
+	uint64_t cmd_done;		/* commands processed, atomic */
+	uint64_t unattributed;		/* cycles that belong to no tenant */
+	uint64_t busy_passes, idle_passes;
+	uint64_t rx_pkts, tx_pkts;
+	uint64_t drops[HG_DROP_N];
+	uint32_t sched_rr;		/* next tenant SCHED looks at */
+	uint16_t ip_id;
+	struct hg_fp_tenant t[HG_MAX_TENANTS];
+} __rte_cache_aligned;
+
+/* Settings the fast path reads live (written by the slow path). */
+struct hg_live {
+	uint32_t idle;			/* enum hg_idle_mode */
+	uint32_t protection;
+};
+
+struct hg_dp {
+	uint16_t port_id;
+	uint32_t n_cores;
+	uint32_t ip;			/* network order */
+	uint32_t prefix;
+	uint32_t netmask;		/* host order */
+	struct rte_ether_addr mac;
+	volatile int quit;
+	struct hg_live live;
+	uint32_t tstate[HG_MAX_TENANTS];	/* enum hg_tenant_state, atomic */
+	uint64_t *neigh;		/* MAC | 1<<63 per on-link host, atomic */
+	struct hg_fp_core *core;	/* n_cores entries */
+	struct hg_tenant tenant[HG_MAX_TENANTS];
+	uint32_t port_map[65536];
+};
+
+/* fastpath entry points */
+int hg_fp_loop(void *arg);			/* lcore main, arg = hg_fp_core */
+void hg_fp_set_dp(struct hg_dp *dp);
+unsigned hg_fp_rx(struct hg_dp *dp, struct hg_fp_core *c);
+unsigned hg_fp_tx(struct hg_dp *dp, struct hg_fp_core *c);
+unsigned hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c);
+/* Transmits n mbufs, frees and counts what the NIC refused; returns the
+ * cycles spent in the PMD. */
+uint64_t hg_fp_xmit(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf **m,
+		    unsigned n, uint64_t *drop_ctr);
+
+/* Neighbour table: on-link hosts only, indexed by host bits. */
+static inline int
+hg_neigh_index(const struct hg_dp *dp, uint32_t ip_net, uint32_t *idx)
+{
+	uint32_t ip = rte_be_to_cpu_32(ip_net);
+	uint32_t net = rte_be_to_cpu_32(dp->ip) & dp->netmask;
+
+	if ((ip & dp->netmask) != net)
+		return -1;
+	*idx = ip & ~dp->netmask;
+	return 0;
+}
+
+#define HG_NEIGH_VALID (1ull << 63)
+
+static inline void
+hg_neigh_learn(struct hg_dp *dp, uint32_t ip_net, const struct rte_ether_addr *mac)
+{
+	uint32_t i;
+	uint64_t v = HG_NEIGH_VALID;
+
+	if (hg_neigh_index(dp, ip_net, &i) < 0 || rte_is_multicast_ether_addr(mac))
+		return;
+	memcpy(&v, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
+	v |= HG_NEIGH_VALID;
+	/* write only on change: keeps the line shared between cores */
+	if (__atomic_load_n(&dp->neigh[i], __ATOMIC_RELAXED) != v)
+		__atomic_store_n(&dp->neigh[i], v, __ATOMIC_RELAXED);
+}
+
+static inline int
+hg_neigh_lookup(const struct hg_dp *dp, uint32_t ip_net, struct rte_ether_addr *mac)
+{
+	uint32_t i;
+	uint64_t v;
+
+	if (hg_neigh_index(dp, ip_net, &i) < 0)
+		return -1;
+	v = __atomic_load_n(&dp->neigh[i], __ATOMIC_RELAXED);
+	if (!(v & HG_NEIGH_VALID))
+		return -1;
+	memcpy(mac->addr_bytes, &v, RTE_ETHER_ADDR_LEN);
+	return 0;
+}
+
+#endif /* HG_FASTPATH_DP_H */

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The fast-path core loop. Each stage returns the work it did; commands
+ * from the slow path and idling happen only after a pass that did nothing
+ * (or every HG_CMD_EVERY busy passes, so a loaded core still obeys them).
+ */
+#include <sched.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+#include <rte_pause.h>
+
+#include "dp.h"
+
+#define HG_CMD_EVERY      1024u
+#define HG_IDLE_SPIN      64u	/* empty passes before sleeping */
+#define HG_IDLE_SLEEP_MAX 1000u	/* µs */
+
+static struct hg_dp *g_dp;
+
+void
+hg_fp_set_dp(struct hg_dp *dp)
+{
+	g_dp = dp;
+}
+
+static void
+release_tenant(struct hg_fp_tenant *ft)
+{
+	memset(ft, 0, sizeof(*ft));
+}
+
+static void
+run_commands(struct hg_fp_core *c)
+{
+	struct hg_cmd cmd[8];
+	unsigned i, n;
+
+	n = rte_ring_sc_dequeue_burst_elem(c->cmd, cmd, sizeof(cmd[0]),
+					   RTE_DIM(cmd), NULL);
+	for (i = 0; i < n; i++) {
+		struct hg_fp_tenant *ft = &c->t[cmd[i].tenant % HG_MAX_TENANTS];
+
+		if (cmd[i].op == HG_CMD_RECLAIM_APP)
+			hg_bufpart_reclaim(&ft->bufs, cmd[i].app + 1);
+		else if (cmd[i].op == HG_CMD_RELEASE_TENANT)
+			release_tenant(ft);
+	}
+	if (n > 0)
+		__atomic_fetch_add(&c->cmd_done, n, __ATOMIC_RELEASE);
+}
+
+/* Backs off when there is no work: spin briefly, then yield or sleep with
+ * a growing interval, as --idle says. Only reached on a pass that did
+ * nothing, so the syscalls here never delay a packet already received. */
+static void
+idle(struct hg_fp_core *c, unsigned *empty)
+{
+	uint32_t mode = __atomic_load_n(&g_dp->live.idle, __ATOMIC_RELAXED);
+	unsigned us;
+
+	c->idle_passes++;
+	if (mode == HG_IDLE_POLL || ++*empty < HG_IDLE_SPIN) {
+		rte_pause();
+		return;
+	}
+	if (mode == HG_IDLE_YIELD) {
+		sched_yield();
+		return;
+	}
+	us = RTE_MIN(HG_IDLE_SLEEP_MAX, 10u << RTE_MIN((*empty - HG_IDLE_SPIN) / 8, 7u));
+	rte_delay_us_sleep(us);
+}
+
+int
+hg_fp_loop(void *arg)
+{
+	struct hg_fp_core *c = arg;
+	struct hg_dp *dp = g_dp;
+	unsigned work, empty = 0, since_cmd = 0;
+
+	while (!dp->quit) {
+		work = hg_fp_rx(dp, c);
+		work += hg_fp_tx(dp, c);
+		work += hg_fp_sched(dp, c);
+		if (work > 0) {
+			c->busy_passes++;
+			empty = 0;
+			if (++since_cmd < HG_CMD_EVERY)
+				continue;
+		}
+		since_cmd = 0;
+		run_commands(c);
+		if (work == 0)
+			idle(c, &empty);
+	}
+	return 0;
+}

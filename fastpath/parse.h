@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Frame parsing and header building for the RX and SCHED points. Pure
+ * functions over bytes so they can be unit-tested without EAL.
+ */
+#ifndef HG_FASTPATH_PARSE_H
+#define HG_FASTPATH_PARSE_H
+
+#include <stdint.h>
+
+#include <rte_ether.h>
+
+enum hg_pkt_kind {
+	HG_PKT_DROP,
+	HG_PKT_ARP_REQUEST,	/* ARP request for our address */
+	HG_PKT_ARP_OTHER,	/* valid ARP we only learn from */
+	HG_PKT_ICMP_ECHO,	/* echo request to us */
+	HG_PKT_UDP,		/* UDP datagram to us */
+};
+
+struct hg_parsed {
+	uint32_t drop;		/* enum hg_core_drop when kind == DROP */
+	uint16_t l3_off;
+	uint16_t l4_off;
+	uint16_t payload_off;
+	uint16_t payload_len;
+	uint16_t ip_len;	/* IPv4 total length */
+	uint32_t src_ip, dst_ip;	/* network order */
+	uint16_t src_port, dst_port;	/* network order */
+	struct rte_ether_addr src_mac;
+};
+
+/* Classifies a frame addressed to our_ip (network order). */
+enum hg_pkt_kind hg_parse(const uint8_t *frame, uint32_t len, uint32_t our_ip,
+			  struct hg_parsed *p);
+
+/* Turns a parsed ARP request or ICMP echo request into its reply in place.
+ * Returns the new frame length. */
+uint32_t hg_build_arp_reply(uint8_t *frame, const struct hg_parsed *p,
+			    const struct rte_ether_addr *our_mac);
+uint32_t hg_build_icmp_reply(uint8_t *frame, const struct hg_parsed *p);
+
+/* Writes an ARP request for target_ip; returns the frame length (42). */
+uint32_t hg_build_arp_request(uint8_t *frame, const struct rte_ether_addr *our_mac,
+			      uint32_t our_ip, uint32_t target_ip);
+
+/* Writes Ethernet, IPv4 and UDP headers in front of a payload already at
+ * frame + HG_UDP_HDRS_LEN and fills in both checksums. Returns frame length. */
+#define HG_UDP_HDRS_LEN (RTE_ETHER_HDR_LEN + 20 + 8)
+struct hg_udp_flow {
+	struct rte_ether_addr src_mac, dst_mac;
+	uint32_t src_ip, dst_ip;	/* network order */
+	uint16_t src_port, dst_port;	/* network order */
+	uint16_t ip_id;
+};
+uint32_t hg_build_udp(uint8_t *frame, const struct hg_udp_flow *f,
+		      uint16_t payload_len);
+
+#endif /* HG_FASTPATH_PARSE_H */

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * RX intervention point: receive a burst, parse, answer ARP and ICMP, and
+ * deliver UDP payloads into the owning tenant's region. The owner is known
+ * only after parsing, so each packet's cycles are measured as it completes
+ * and charged to its tenant afterwards (delayed attribution, Virtuoso P3).
+ */
+#include <rte_ethdev.h>
+#include <rte_jhash.h>
+#include <rte_mbuf.h>
+
+#include "dp.h"
+#include "parse.h"
+
+/* Picks the context of the app that bound the port: flow steering by a hash
+ * of the 5-tuple, so one flow keeps its order. */
+static int
+steer(const struct hg_app_route *r, const struct hg_parsed *p)
+{
+	uint32_t n = __atomic_load_n(&r->n_ctx, __ATOMIC_ACQUIRE);
+	uint32_t h;
+
+	if (n == 0 || n > HG_MAX_CTX)
+		return -1;
+	h = rte_jhash_3words(p->src_ip, p->dst_ip,
+			     (uint32_t)p->src_port << 16 | p->dst_port, 0);
+	return r->ctx[h % n];
+}
+
+/* Copies the payload into a buffer of the tenant and enqueues it on the
+ * chosen context's RX ring. Returns the tenant slot, or -1 if unowned. */
+static int
+deliver(struct hg_dp *dp, struct hg_fp_core *c, const uint8_t *frame,
+	const struct hg_parsed *p, uint64_t now)
+{
+	uint32_t e = __atomic_load_n(&dp->port_map[rte_be_to_cpu_16(p->dst_port)],
+				     __ATOMIC_ACQUIRE);
+	int t = HG_PORT_TENANT(e), app = HG_PORT_APP(e), ctx;
+	struct hg_fp_tenant *ft;
+	struct hg_tenant *tn;
+	struct hg_desc d;
+	uint32_t buf;
+
+	if (t < 0 || __atomic_load_n(&dp->tstate[t], __ATOMIC_ACQUIRE) !=
+			     HG_TENANT_ACTIVE) {
+		c->drops[HG_DROP_NO_TENANT]++;
+		return -1;
+	}
+	tn = &dp->tenant[t];
+	ft = &c->t[t];
+	ctx = app < 0 ? -1 : steer(&tn->route[app], p);
+	if (ctx < 0) {
+		ft->drops[HG_TDROP_UNBOUND]++;
+		return t;
+	}
+	if (hg_bufpart_alloc(&ft->bufs, (uint8_t)(app + 1), &buf) < 0) {
+		ft->drops[HG_TDROP_NO_BUF]++;
+		return t;
+	}
+	rte_memcpy(tn->base + tn->hdr->buf_off + (uint64_t)buf * HG_BUF_SIZE,
+		   frame + p->payload_off, p->payload_len);
+	d = (struct hg_desc){ .buf = buf, .len = p->payload_len,
+			      .op = HG_OP_DATA, .core = (uint8_t)c->idx,
+			      .peer_ip = p->src_ip, .peer_port = p->src_port,
+			      .local_port = p->dst_port, .tsc = now };
+	if (rte_ring_sp_enqueue_elem(tn->ring[ctx][c->idx][HG_RING_RX], &d,
+				     sizeof(d)) != 0) {
+		hg_bufpart_put(&ft->bufs, buf);
+		ft->drops[HG_TDROP_RING_FULL]++;
+	}
+	return t;
+}
+
+/* Handles one frame. Returns the tenant it worked for or -1; frames to be
+ * answered (ARP, ICMP) are rewritten in place and added to out. */
+static int
+rx_one(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf *m,
+       struct rte_mbuf **out, unsigned *n_out, uint64_t now)
+{
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	struct hg_parsed p;
+	uint32_t len;
+	int t = -1;
+
+	if (!rte_pktmbuf_is_contiguous(m)) {
+		c->drops[HG_DROP_MULTISEG]++;
+		rte_pktmbuf_free(m);
+		return -1;
+	}
+	switch (hg_parse(f, m->data_len, dp->ip, &p)) {
+	case HG_PKT_DROP:
+		c->drops[p.drop]++;
+		break;
+	case HG_PKT_ARP_OTHER:
+		hg_neigh_learn(dp, p.src_ip, &p.src_mac);
+		break;
+	case HG_PKT_ARP_REQUEST:
+		hg_neigh_learn(dp, p.src_ip, &p.src_mac);
+		len = hg_build_arp_reply(f, &p, &dp->mac);
+		m->data_len = m->pkt_len = len;
+		out[(*n_out)++] = m;
+		return -1;
+	case HG_PKT_ICMP_ECHO:
+		hg_neigh_learn(dp, p.src_ip, &p.src_mac);
+		len = hg_build_icmp_reply(f, &p);
+		m->data_len = m->pkt_len = len;
+		out[(*n_out)++] = m;
+		return -1;
+	case HG_PKT_UDP:
+		hg_neigh_learn(dp, p.src_ip, &p.src_mac);
+		t = deliver(dp, c, f, &p, now);
+		break;
+	}
+	rte_pktmbuf_free(m);
+	return t;
+}
+
+unsigned
+hg_fp_rx(struct hg_dp *dp, struct hg_fp_core *c)
+{
+	struct rte_mbuf *pkts[HG_BATCH], *replies[HG_BATCH];
+	uint64_t t0 = rte_rdtsc(), t, now, share;
+	unsigned i, n, n_rep = 0;
+	int tenant;
+
+	n = rte_eth_rx_burst(dp->port_id, c->idx, pkts, HG_BATCH);
+	t = rte_rdtsc();
+	if (n == 0) {
+		c->unattributed += t - t0;
+		return 0;
+	}
+	c->rx_pkts += n;
+	/* the burst's NIC cost belongs to its packets: split it evenly */
+	share = (t - t0) / n;
+	for (i = 0; i < n; i++) {
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		tenant = rx_one(dp, c, pkts[i], replies, &n_rep, t);
+		now = rte_rdtsc();
+		if (tenant >= 0) {
+			c->t[tenant].cycles[HG_PT_RX] += now - t + share;
+			c->t[tenant].nic_cycles[HG_PT_RX] += share;
+			c->t[tenant].pkts[HG_PT_RX]++;
+		} else {
+			c->unattributed += now - t + share;
+		}
+		t = now;
+	}
+	if (n_rep > 0) {
+		hg_fp_xmit(dp, c, replies, n_rep, &c->drops[HG_DROP_NIC_FULL]);
+		c->unattributed += rte_rdtsc() - t;
+	}
+	return n;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * libhgclient: the application side of Hourglass.
+ *
+ * An application attaches to a tenant (one control connection per process),
+ * binds ports the tenant owns, and opens one context per worker thread.
+ * Each context exchanges datagrams with the daemon through shared-memory
+ * rings; no system call is made per message.
+ *
+ *   hg_app_t *app = hg_attach(NULL, "gold");
+ *   hg_bind(app, 7000);
+ *   hg_ctx_t *ctx = hg_ctx_open(app);           // per worker thread
+ *   struct hg_msg m;
+ *   while (hg_recv(ctx, &m, 1000000) == 1)      // wait up to 1 s
+ *           hg_send(ctx, &m, m.data, m.len);   // echo back to the sender
+ *
+ * Errors: functions return a negative errno (or NULL with errno set) and
+ * hg_strerror() gives the daemon's one-line reason for the calling thread.
+ * This header needs no DPDK headers.
+ */
+#ifndef HOURGLASS_H
+#define HOURGLASS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HG_API __attribute__((visibility("default")))
+
+#define HG_DEFAULT_CTL "/run/hourglass/ctl.sock"
+#define HG_MSG_MAX     1472	/* largest payload (1500-byte MTU) */
+
+typedef struct hg_app hg_app_t;
+typedef struct hg_ctx hg_ctx_t;
+
+/* An IPv4 endpoint, both fields in network byte order. */
+struct hg_addr {
+	uint32_t ip;
+	uint16_t port;
+};
+
+/* A received datagram. data stays valid until the message is handed back
+ * with hg_send() or hg_msg_free(); it may be modified in place. */
+struct hg_msg {
+	void *data;
+	uint32_t len;
+	struct hg_addr src;	/* the sender */
+	uint16_t local_port;	/* our port it was sent to, network order */
+	uint32_t buf;		/* library-private */
+};
+
+/* Connects to the daemon (ctl_path NULL = HG_DEFAULT_CTL, or $HG_CTL) and
+ * attaches to tenant; maps the tenant's shared region. NULL + errno. */
+HG_API hg_app_t *hg_attach(const char *ctl_path, const char *tenant);
+/* Steers datagrams for a port of the tenant to this process's contexts. */
+HG_API int hg_bind(hg_app_t *app, uint16_t port);
+/* Opens a context for the calling worker thread. NULL + errno. */
+HG_API hg_ctx_t *hg_ctx_open(hg_app_t *app);
+/* Forgets the context locally (the daemon reclaims it when the app goes). */
+HG_API void hg_ctx_close(hg_ctx_t *ctx);
+/* Closes the control connection and unmaps the region; the daemon then
+ * reclaims every context, buffer and port of this app. */
+HG_API void hg_detach(hg_app_t *app);
+
+/* Receives one datagram. timeout_us: 0 = don't wait, < 0 = wait forever
+ * (until the daemon goes away). Returns 1 with *m filled, 0 on timeout,
+ * or a negative errno (-ENOTCONN once the daemon is gone). */
+HG_API int hg_recv(hg_ctx_t *ctx, struct hg_msg *m, long timeout_us);
+
+/* Sends len bytes of data back to req's sender, from the port req came to,
+ * and hands req back. data may point into req->data. Returns 0, -EMSGSIZE
+ * or -EAGAIN (queue full: req is still yours, retry or free it). */
+HG_API int hg_send(hg_ctx_t *ctx, struct hg_msg *req, const void *data, size_t len);
+
+/* Sends to an explicit address from local_port (network order). Returns 0,
+ * -EMSGSIZE, -ENOBUFS (no free buffer yet) or -EAGAIN (queue full). */
+HG_API int hg_sendto(hg_ctx_t *ctx, uint16_t local_port, const struct hg_addr *to,
+	      const void *data, size_t len);
+
+/* Hands a received message back without replying. */
+HG_API void hg_msg_free(hg_ctx_t *ctx, struct hg_msg *m);
+
+/* The last error's one-line reason for this thread. */
+HG_API const char *hg_strerror(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HOURGLASS_H */

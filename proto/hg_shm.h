@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Shared-memory layout between hourglassd and libhgclient (DESIGN §7).
+ *
+ * One memfd region per tenant. Nothing in it is a pointer: every reference
+ * is an offset from the region base or an index, and the daemon bounds-checks
+ * each one it reads because the tenant can write anything here.
+ *
+ *   [ page 0      ] struct hg_region_hdr, tenant flags
+ *   [ ctx blocks  ] struct hg_ctx_shm[max_ctx]
+ *   [ ring slots  ] one slot per (ctx, fp core, kind), ring_stride bytes each
+ *   [ buffers     ] n_bufs buffers of buf_size bytes
+ *
+ * Each ring slot starts with one page that holds only the first
+ * HG_RING_GEOM_BYTES of a struct rte_ring (name, size, mask, capacity); the
+ * producer/consumer words and the elements follow on the next page. The
+ * daemon replaces its view of that first page with a private copy, so the
+ * ring geometry it indexes with can never be changed by the tenant.
+ */
+#ifndef HG_PROTO_SHM_H
+#define HG_PROTO_SHM_H
+
+#include <stdint.h>
+
+#define HG_SHM_MAGIC        0x48475348u	/* "HGSH" */
+#define HG_SHM_VERSION      1u
+
+#define HG_PAGE_SIZE        4096u
+#define HG_MAX_FP_CORES     8u
+#define HG_MAX_CTX          16u	/* contexts (worker threads) per tenant */
+#define HG_MAX_APPS         HG_MAX_CTX	/* attached processes per tenant */
+#define HG_RING_SIZE        512u	/* slots per ring, power of two */
+#define HG_BUF_SIZE         2048u
+#define HG_N_BUFS           4096u	/* buffers per tenant, split over cores */
+#define HG_MAX_PAYLOAD      1472u	/* UDP payload that fits a 1500 MTU */
+#define HG_FILL_TARGET      64u	/* free buffers kept on each fill ring */
+
+/* Bytes of struct rte_ring before the producer head/tail (checked against
+ * offsetof(struct rte_ring, prod) at build time on both sides). */
+#define HG_RING_GEOM_BYTES  128u
+
+enum hg_ring_kind {
+	HG_RING_RX = 0,		/* daemon -> app, struct hg_desc */
+	HG_RING_TX = 1,		/* app -> daemon, struct hg_desc */
+	HG_RING_FILL = 2,	/* daemon -> app, uint32_t buffer index */
+	HG_RING_KINDS
+};
+
+/* Descriptor operations on the TX ring. */
+enum hg_desc_op {
+	HG_OP_DATA = 0,		/* RX: a received datagram */
+	HG_OP_SEND = 1,		/* TX: transmit buf[0..len) to peer */
+	HG_OP_FREE = 2,		/* TX: give the buffer back, send nothing */
+};
+
+/* A (buffer, length, addressing) descriptor; 24 bytes, a multiple of 4 as
+ * rte_ring's element API requires. Addresses and ports in network order. */
+struct hg_desc {
+	uint32_t buf;
+	uint16_t len;
+	uint8_t op;
+	uint8_t core;
+	uint32_t peer_ip;
+	uint16_t peer_port;
+	uint16_t local_port;
+	uint64_t tsc;		/* daemon TSC at receive (queueing delay) */
+};
+
+enum hg_ctx_state {
+	HG_CTX_FREE = 0,
+	HG_CTX_OPEN = 1,
+};
+
+/* Per-context (per worker thread) control block. The steering fields are
+ * the Synergy worker control block of DESIGN §5. */
+struct hg_ctx_shm {
+	uint32_t state;		/* enum hg_ctx_state, daemon-written */
+	uint32_t app;		/* owning app slot, daemon-written */
+	/* steering control block, filled in by the steering work */
+	uint32_t preempt;	/* daemon sets, library clears */
+	uint32_t in_long;	/* library: a long request is running */
+	uint64_t quantum_ns;	/* library: current quantum */
+	uint64_t long_start_ns;	/* library: start of the running long request */
+	uint64_t short_ema_ns;	/* library: EMA of short service time */
+	uint8_t pad[24];
+};
+
+struct hg_region_hdr {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t dpdk_version;	/* RTE_VERSION the daemon was built with:
+				 * rte_ring's layout must match */
+	uint32_t pad0;
+	uint64_t region_size;
+	uint32_t tenant_id;
+	uint32_t n_cores;	/* fast-path cores = rings per context and kind */
+	uint32_t max_ctx;
+	uint32_t ring_size;
+	uint32_t ring_geom_bytes;
+	uint32_t desc_size;
+	uint32_t n_bufs;
+	uint32_t buf_size;
+	uint64_t ctx_off;
+	uint64_t ring_off;
+	uint64_t ring_stride;
+	uint64_t buf_off;
+	/* tenant flags (DESIGN §5), daemon-written */
+	uint32_t check_wait_queue;
+	uint32_t pad;
+};
+
+/* Offset of the struct rte_ring of (ctx, core, kind) from the region base. */
+static inline uint64_t
+hg_ring_offset(const struct hg_region_hdr *h, uint32_t ctx, uint32_t core,
+	       uint32_t kind)
+{
+	uint64_t slot = ((uint64_t)ctx * h->n_cores + core) * HG_RING_KINDS + kind;
+
+	return h->ring_off + slot * h->ring_stride + HG_PAGE_SIZE -
+	       h->ring_geom_bytes;
+}
+
+/* Buffers are split evenly between the fast-path cores: a buffer is
+ * allocated, returned and transmitted only by the core that owns it. */
+static inline uint32_t
+hg_bufs_per_core(const struct hg_region_hdr *h)
+{
+	return h->n_bufs / h->n_cores;
+}
+
+static inline uint32_t
+hg_buf_core(const struct hg_region_hdr *h, uint32_t buf)
+{
+	return buf / hg_bufs_per_core(h);
+}
+
+#endif /* HG_PROTO_SHM_H */

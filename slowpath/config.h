@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Daemon settings. One table (config.c) drives the command-line flags, the
+ * --config file and `hgctl config get|set`, Redis config.c style.
+ */
+#ifndef HG_SLOWPATH_CONFIG_H
+#define HG_SLOWPATH_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct hg_config {
+	char ip[32];		/* ADDR/PREFIX */
+	char ctl[108];
+	char config[256];
+	uint64_t fp_cores;
+	uint64_t refill_ns;
+	uint64_t cap;
+	double boost;
+	uint64_t protection;	/* index into on/off */
+	uint64_t idle;		/* enum hg_idle_mode */
+};
+
+extern struct hg_config hg_cfg;
+
+/* Called after a live setting changed (pushes it to the fast path). */
+typedef void (*hg_config_hook)(void);
+void hg_config_set_hook(hg_config_hook hook);
+
+void hg_config_defaults(void);
+
+/* Sets one setting from text. runtime != 0 refuses settings that need a
+ * restart. Returns 0 or -errno with a one-line reason in err. */
+int hg_config_set(const char *key, const char *value, int runtime, char *err,
+		  size_t errlen);
+int hg_config_get(const char *key, char *out, size_t outlen);
+
+/* Walks every setting: name, current value, live?, help. */
+typedef void (*hg_config_visit)(void *arg, const char *key, const char *value,
+				int live, const char *help);
+void hg_config_foreach(hg_config_visit fn, void *arg);
+
+/* Application arguments (after EAL's "--"), then the --config file if one
+ * was named; flags win over the file. Returns 0, 1 for --help, -1 on error
+ * (already reported on stderr). */
+int hg_config_parse_args(int argc, char **argv);
+
+/* Parses ADDR/PREFIX; prefix 16..30. */
+int hg_parse_cidr(const char *s, uint32_t *ip_net, uint32_t *prefix);
+
+#endif /* HG_SLOWPATH_CONFIG_H */

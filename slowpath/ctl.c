@@ -1,0 +1,577 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Commands are registered in one table with the body they accept and the
+ * connection state they need, and every failure travels back the same way:
+ * a non-zero errno status and a one-line reason.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+
+#include "arena.h"
+#include "config.h"
+#include "ctl.h"
+#include "ctl_frame.h"
+#include "log.h"
+#include "stats.h"
+
+struct hg_conn {
+	struct hg_ctl *ctl;
+	int fd;
+	struct event *ev_read, *ev_write;
+	struct evbuffer *in, *out;
+	int pass_fd;		/* fd to send with the frame at pass_at */
+	size_t pass_at;
+	pid_t pid;
+	int slot, app;		/* attached app, or -1 */
+	struct hg_conn *next;
+};
+
+struct hg_ctl {
+	struct event_base *base;
+	struct hg_registry *reg;
+	struct event *ev_accept;
+	int fd;
+	char path[108];
+	struct hg_conn *conns;
+};
+
+struct call {
+	struct hg_conn *conn;
+	const Hg__Request *req;
+	Hg__Response *rsp;
+	struct hg_arena *arena;
+	char err[HG_ERR_LEN];
+	int pass_fd;
+};
+
+enum need { ANY, ATTACHED, NOT_ATTACHED };
+
+struct command {
+	Hg__Request__BodyCase body;
+	const char *name;
+	enum need need;
+	int (*fn)(struct call *c);
+};
+
+#define ERR(c, ...) snprintf((c)->err, sizeof((c)->err), __VA_ARGS__)
+
+static void
+opts_from(struct hg_tenant_opts *o, int hw, double w, int hc, uint64_t cap)
+{
+	o->has_weight = hw;
+	o->weight = w;
+	o->has_cap = hc;
+	o->cap = cap;
+}
+
+static int
+cmd_tenant_add(struct call *c)
+{
+	const Hg__TenantAdd *m = c->req->tenant_add;
+	struct hg_tenant_opts o = { 0 };
+
+	opts_from(&o, m->has_weight, m->weight, m->has_cap, m->cap);
+	if (m->has_port_lo != m->has_port_hi) {
+		ERR(c, "ports need both ends: LO-HI");
+		return -EINVAL;
+	}
+	o.has_ports = m->has_port_lo;
+	o.port_lo = m->port_lo;
+	o.port_hi = m->port_hi;
+	return hg_tenant_add(c->conn->ctl->reg, m->name, &o, c->err);
+}
+
+static int
+cmd_tenant_set(struct call *c)
+{
+	const Hg__TenantSet *m = c->req->tenant_set;
+	struct hg_tenant_opts o = { 0 };
+
+	opts_from(&o, m->has_weight, m->weight, m->has_cap, m->cap);
+	return hg_tenant_set(c->conn->ctl->reg, m->name, &o, c->err);
+}
+
+static int
+cmd_tenant_del(struct call *c)
+{
+	return hg_tenant_del(c->conn->ctl->reg, c->req->tenant_del->name, c->err);
+}
+
+static int
+cmd_tenant_list(struct call *c)
+{
+	c->rsp->tenants = hg_tenants_collect(c->conn->ctl->reg, c->arena);
+	c->rsp->body_case = HG__RESPONSE__BODY_TENANTS;
+	return c->rsp->tenants ? 0 : -ENOMEM;
+}
+
+static int
+cmd_stats(struct call *c)
+{
+	const char *name = c->req->stats->tenant;
+	int slot = -1;
+
+	if (name != NULL && name[0] != '\0') {
+		slot = hg_tenant_find(c->conn->ctl->reg, name);
+		if (slot < 0) {
+			ERR(c, "unknown tenant '%s'", name);
+			return -ENOENT;
+		}
+	}
+	c->rsp->stats = hg_stats_collect(c->conn->ctl->reg, slot, c->arena);
+	c->rsp->body_case = HG__RESPONSE__BODY_STATS;
+	return c->rsp->stats ? 0 : -ENOMEM;
+}
+
+struct config_out {
+	struct hg_arena *a;
+	Hg__Config *cfg;
+	const char *only;
+};
+
+static void
+add_entry(void *arg, const char *key, const char *value, int live,
+	  const char *help)
+{
+	struct config_out *o = arg;
+	Hg__ConfigEntry *e;
+
+	if (o->only != NULL && strcmp(o->only, key) != 0)
+		return;
+	e = hg_arena_alloc(o->a, sizeof(*e));
+	if (e == NULL)
+		return;
+	hg__config_entry__init(e);
+	e->key = hg_arena_strdup(o->a, key);
+	e->value = hg_arena_strdup(o->a, value);
+	e->help = hg_arena_strdup(o->a, help);
+	e->live = live;
+	if (e->key && e->value && e->help)
+		o->cfg->entries[o->cfg->n_entries++] = e;
+}
+
+static int
+cmd_config_get(struct call *c)
+{
+	const char *key = c->req->config_get->key;
+	struct config_out o = { .a = c->arena };
+	char v[256];
+
+	if (key != NULL && key[0] != '\0') {
+		if (hg_config_get(key, v, sizeof(v)) < 0) {
+			ERR(c, "unknown setting '%s'", key);
+			return -ENOENT;
+		}
+		o.only = key;
+	}
+	o.cfg = hg_arena_alloc(c->arena, sizeof(*o.cfg));
+	if (o.cfg == NULL)
+		return -ENOMEM;
+	hg__config__init(o.cfg);
+	o.cfg->entries = hg_arena_alloc(c->arena, 64 * sizeof(void *));
+	if (o.cfg->entries == NULL)
+		return -ENOMEM;
+	hg_config_foreach(add_entry, &o);
+	c->rsp->config = o.cfg;
+	c->rsp->body_case = HG__RESPONSE__BODY_CONFIG;
+	return 0;
+}
+
+static int
+cmd_config_set(struct call *c)
+{
+	struct hg_registry *reg = c->conn->ctl->reg;
+	int rc;
+
+	pthread_mutex_lock(&reg->lock);
+	rc = hg_config_set(c->req->config_set->key, c->req->config_set->value, 1,
+			   c->err, sizeof(c->err));
+	pthread_mutex_unlock(&reg->lock);
+	if (rc == 0)
+		HG_LOG(INFO, "config %s = %s", c->req->config_set->key,
+		       c->req->config_set->value);
+	return rc;
+}
+
+static int
+cmd_attach(struct call *c)
+{
+	struct hg_registry *reg = c->conn->ctl->reg;
+	Hg__AttachReply *r;
+	int rc, slot, app;
+
+	rc = hg_app_attach(reg, c->req->attach->tenant, c->conn->pid, &slot, &app,
+			   c->err);
+	if (rc < 0)
+		return rc;
+	r = hg_arena_alloc(c->arena, sizeof(*r));
+	if (r == NULL) {
+		hg_app_detach(reg, slot, app);
+		return -ENOMEM;
+	}
+	hg__attach_reply__init(r);
+	r->tenant_id = slot;
+	r->region_size = reg->t[slot].region.size;
+	c->conn->slot = slot;
+	c->conn->app = app;
+	c->pass_fd = reg->t[slot].region.fd;
+	c->rsp->attach = r;
+	c->rsp->body_case = HG__RESPONSE__BODY_ATTACH;
+	return 0;
+}
+
+static int
+cmd_ctx_open(struct call *c)
+{
+	Hg__CtxOpenReply *r = hg_arena_alloc(c->arena, sizeof(*r));
+	uint32_t ctx;
+	int rc;
+
+	if (r == NULL)
+		return -ENOMEM;
+	rc = hg_app_ctx_open(c->conn->ctl->reg, c->conn->slot, c->conn->app, &ctx,
+			     c->err);
+	if (rc < 0)
+		return rc;
+	hg__ctx_open_reply__init(r);
+	r->ctx = ctx;
+	c->rsp->ctx_open = r;
+	c->rsp->body_case = HG__RESPONSE__BODY_CTX_OPEN;
+	return 0;
+}
+
+static int
+cmd_bind(struct call *c)
+{
+	return hg_app_bind(c->conn->ctl->reg, c->conn->slot, c->conn->app,
+			   c->req->bind->port, c->err);
+}
+
+static const struct command commands[] = {
+	{ HG__REQUEST__BODY_TENANT_ADD, "tenant add", ANY, cmd_tenant_add },
+	{ HG__REQUEST__BODY_TENANT_SET, "tenant set", ANY, cmd_tenant_set },
+	{ HG__REQUEST__BODY_TENANT_DEL, "tenant del", ANY, cmd_tenant_del },
+	{ HG__REQUEST__BODY_TENANT_LIST, "tenant list", ANY, cmd_tenant_list },
+	{ HG__REQUEST__BODY_STATS, "stats", ANY, cmd_stats },
+	{ HG__REQUEST__BODY_CONFIG_GET, "config get", ANY, cmd_config_get },
+	{ HG__REQUEST__BODY_CONFIG_SET, "config set", ANY, cmd_config_set },
+	{ HG__REQUEST__BODY_ATTACH, "attach", NOT_ATTACHED, cmd_attach },
+	{ HG__REQUEST__BODY_CTX_OPEN, "ctx open", ATTACHED, cmd_ctx_open },
+	{ HG__REQUEST__BODY_BIND, "bind", ATTACHED, cmd_bind },
+};
+
+static int
+dispatch(struct call *c)
+{
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(commands); i++) {
+		if (commands[i].body != c->req->body_case)
+			continue;
+		if (commands[i].need == ATTACHED && c->conn->app < 0) {
+			ERR(c, "%s: attach to a tenant first", commands[i].name);
+			return -ENOTCONN;
+		}
+		if (commands[i].need == NOT_ATTACHED && c->conn->app >= 0) {
+			ERR(c, "%s: this connection is already attached",
+			    commands[i].name);
+			return -EISCONN;
+		}
+		return commands[i].fn(c);
+	}
+	ERR(c, "unknown request");
+	return -EOPNOTSUPP;
+}
+
+/* ---- connection I/O ---- */
+
+static void conn_close(struct hg_conn *cn);
+
+/* Writes queued output; the frame at pass_at carries pass_fd. libevent
+ * cannot send descriptors, hence sendmsg here. */
+static int
+conn_flush(struct hg_conn *cn)
+{
+	while (evbuffer_get_length(cn->out) > 0) {
+		union {
+			struct cmsghdr h;
+			char b[CMSG_SPACE(sizeof(int))];
+		} cm;
+		size_t lim = evbuffer_get_length(cn->out);
+		struct msghdr mh = { 0 };
+		struct iovec iov;
+		int with_fd = cn->pass_fd >= 0 && cn->pass_at == 0;
+		ssize_t n;
+
+		if (cn->pass_fd >= 0 && cn->pass_at > 0 && cn->pass_at < lim)
+			lim = cn->pass_at;
+		lim = lim > 65536 ? 65536 : lim;
+		iov.iov_base = evbuffer_pullup(cn->out, (ssize_t)lim);
+		iov.iov_len = lim;
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		if (with_fd) {
+			memset(&cm, 0, sizeof(cm));
+			mh.msg_control = cm.b;
+			mh.msg_controllen = sizeof(cm.b);
+			cm.h.cmsg_level = SOL_SOCKET;
+			cm.h.cmsg_type = SCM_RIGHTS;
+			cm.h.cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(&cm.h), &cn->pass_fd, sizeof(int));
+		}
+		n = sendmsg(cn->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR) {
+				event_add(cn->ev_write, NULL);
+				return 0;
+			}
+			return -1;
+		}
+		if (with_fd)
+			cn->pass_fd = -1;
+		else if (cn->pass_fd >= 0)
+			cn->pass_at -= (size_t)n;
+		evbuffer_drain(cn->out, (size_t)n);
+	}
+	event_del(cn->ev_write);
+	return 0;
+}
+
+static void
+reply(struct hg_conn *cn, struct call *c)
+{
+	uint8_t *buf = NULL;
+	size_t n = hg_frame_response(c->rsp, &buf);
+
+	if (n == 0) {
+		/* too big or no memory: say so instead of going silent */
+		Hg__Response e = HG__RESPONSE__INIT;
+
+		e.id = c->rsp->id;
+		e.status = EMSGSIZE;
+		e.error = "reply too large";
+		n = hg_frame_response(&e, &buf);
+		c->pass_fd = -1;
+		if (n == 0)
+			return;
+	}
+	if (c->pass_fd >= 0) {
+		cn->pass_fd = c->pass_fd;
+		cn->pass_at = evbuffer_get_length(cn->out);
+	}
+	evbuffer_add(cn->out, buf, n);
+	free(buf);
+}
+
+static void
+handle(struct hg_conn *cn, const uint8_t *data, size_t len)
+{
+	Hg__Request *req = hg__request__unpack(NULL, len, data);
+	Hg__Response rsp = HG__RESPONSE__INIT;
+	struct hg_arena arena = { 0 };
+	struct call c = { .conn = cn, .req = req, .rsp = &rsp, .arena = &arena,
+			  .pass_fd = -1 };
+	int rc;
+
+	if (req == NULL) {
+		ERR(&c, "malformed request");
+		rc = -EBADMSG;
+	} else {
+		rsp.id = req->id;
+		rc = dispatch(&c);
+	}
+	rsp.status = -rc;
+	if (rc < 0) {
+		if (c.err[0] == '\0')
+			ERR(&c, "%s", strerror(-rc));
+		rsp.error = c.err;
+		rsp.body_case = HG__RESPONSE__BODY__NOT_SET;
+		c.pass_fd = -1;
+	}
+	reply(cn, &c);
+	hg_arena_free(&arena);
+	if (req != NULL)
+		hg__request__free_unpacked(req, NULL);
+}
+
+/* Handles every complete frame in the input; -1 closes the connection. */
+static int
+process_input(struct hg_conn *cn)
+{
+	uint8_t prefix[4];
+	int64_t len;
+
+	while (evbuffer_get_length(cn->in) >= 4) {
+		evbuffer_copyout(cn->in, prefix, 4);
+		len = hg_frame_len(prefix);
+		if (len < 0) {
+			HG_LOG(WARNING, "control: bad frame length from pid %d",
+			       (int)cn->pid);
+			return -1;
+		}
+		if (evbuffer_get_length(cn->in) < (size_t)len + 4)
+			break;
+		handle(cn, evbuffer_pullup(cn->in, len + 4) + 4, (size_t)len);
+		evbuffer_drain(cn->in, (size_t)len + 4);
+	}
+	return conn_flush(cn);
+}
+
+static void
+on_read(evutil_socket_t fd, short what, void *arg)
+{
+	struct hg_conn *cn = arg;
+	int n;
+
+	(void)what;
+	n = evbuffer_read(cn->in, fd, 65536);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) ||
+	    (n > 0 && process_input(cn) < 0))
+		conn_close(cn);
+}
+
+static void
+on_write(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	if (conn_flush(arg) < 0)
+		conn_close(arg);
+}
+
+static void
+conn_close(struct hg_conn *cn)
+{
+	struct hg_conn **pp;
+
+	for (pp = &cn->ctl->conns; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == cn) {
+			*pp = cn->next;
+			break;
+		}
+	if (cn->app >= 0)
+		hg_app_detach(cn->ctl->reg, cn->slot, cn->app);
+	event_free(cn->ev_read);
+	event_free(cn->ev_write);
+	evbuffer_free(cn->in);
+	evbuffer_free(cn->out);
+	close(cn->fd);
+	free(cn);
+}
+
+static void
+on_accept(evutil_socket_t lfd, short what, void *arg)
+{
+	struct hg_ctl *ctl = arg;
+	struct hg_conn *cn;
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	int fd;
+
+	(void)what;
+	fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	cn = calloc(1, sizeof(*cn));
+	if (cn == NULL) {
+		close(fd);
+		return;
+	}
+	cn->ctl = ctl;
+	cn->fd = fd;
+	cn->slot = cn->app = -1;
+	cn->pass_fd = -1;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0)
+		cn->pid = cred.pid;
+	cn->in = evbuffer_new();
+	cn->out = evbuffer_new();
+	cn->ev_read = event_new(ctl->base, fd, EV_READ | EV_PERSIST, on_read, cn);
+	cn->ev_write = event_new(ctl->base, fd, EV_WRITE | EV_PERSIST, on_write, cn);
+	cn->next = ctl->conns;
+	ctl->conns = cn;
+	if (!cn->in || !cn->out || !cn->ev_read || !cn->ev_write) {
+		conn_close(cn);
+		return;
+	}
+	event_add(cn->ev_read, NULL);
+}
+
+static int
+mkdir_parent(const char *path)
+{
+	char dir[108];
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (mkdir(dirname(dir), 0755) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+/* A socket file whose daemon still answers is in use; one that refuses
+ * connections was left by a crash and is removed. */
+static int
+claim_path(const char *path)
+{
+	int fd = hg_ctl_connect(path);
+
+	if (fd >= 0) {
+		close(fd);
+		HG_LOG(ERR, "another daemon is listening on %s", path);
+		return -1;
+	}
+	if (fd == -ECONNREFUSED)
+		unlink(path);
+	return 0;
+}
+
+struct hg_ctl *
+hg_ctl_open(struct event_base *base, struct hg_registry *reg, const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct hg_ctl *ctl;
+
+	if (strlen(path) >= sizeof(sa.sun_path) || mkdir_parent(path) < 0 ||
+	    claim_path(path) < 0)
+		return NULL;
+	ctl = calloc(1, sizeof(*ctl));
+	if (ctl == NULL)
+		return NULL;
+	ctl->base = base;
+	ctl->reg = reg;
+	snprintf(ctl->path, sizeof(ctl->path), "%s", path);
+	strcpy(sa.sun_path, path);
+	ctl->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (ctl->fd < 0 || bind(ctl->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    chmod(path, 0660) < 0 || listen(ctl->fd, 64) < 0) {
+		HG_LOG(ERR, "control socket %s: %s", path, strerror(errno));
+		if (ctl->fd >= 0)
+			close(ctl->fd);
+		free(ctl);
+		return NULL;
+	}
+	ctl->ev_accept = event_new(base, ctl->fd, EV_READ | EV_PERSIST, on_accept, ctl);
+	event_add(ctl->ev_accept, NULL);
+	return ctl;
+}
+
+void
+hg_ctl_close(struct hg_ctl *ctl)
+{
+	if (ctl == NULL)
+		return;
+	while (ctl->conns != NULL)
+		conn_close(ctl->conns);
+	event_free(ctl->ev_accept);
+	close(ctl->fd);
+	unlink(ctl->path);
+	free(ctl);
+}

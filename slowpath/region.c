@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <rte_ring.h>
+#include <rte_version.h>
+
+#include "region.h"
+
+_Static_assert(offsetof(struct rte_ring, prod) == HG_RING_GEOM_BYTES,
+	       "struct rte_ring layout changed: update HG_RING_GEOM_BYTES");
+_Static_assert(sizeof(struct hg_desc) == 24, "descriptor must stay 24 bytes");
+_Static_assert(sizeof(struct hg_ctx_shm) == 64, "ctx block is one cache line");
+_Static_assert(sizeof(struct hg_region_hdr) <= HG_PAGE_SIZE, "header page");
+
+static uint64_t
+page_round(uint64_t n)
+{
+	return (n + HG_PAGE_SIZE - 1) & ~(uint64_t)(HG_PAGE_SIZE - 1);
+}
+
+static void
+layout(struct hg_region_hdr *h, uint32_t slot, uint32_t n_cores)
+{
+	/* sized for the largest element (descriptors); fill rings use less */
+	uint64_t body = rte_ring_get_memsize_elem(sizeof(struct hg_desc),
+						  HG_RING_SIZE) - HG_RING_GEOM_BYTES;
+
+	*h = (struct hg_region_hdr){
+		.magic = HG_SHM_MAGIC, .version = HG_SHM_VERSION,
+		.dpdk_version = RTE_VERSION, .tenant_id = slot,
+		.n_cores = n_cores, .max_ctx = HG_MAX_CTX,
+		.ring_size = HG_RING_SIZE, .ring_geom_bytes = HG_RING_GEOM_BYTES,
+		.desc_size = sizeof(struct hg_desc), .n_bufs = HG_N_BUFS,
+		.buf_size = HG_BUF_SIZE,
+	};
+	h->ctx_off = HG_PAGE_SIZE;
+	h->ring_off = h->ctx_off + page_round(HG_MAX_CTX * sizeof(struct hg_ctx_shm));
+	/* one geometry page, then the ring's head/tail words and elements */
+	h->ring_stride = HG_PAGE_SIZE + page_round(body);
+	h->buf_off = h->ring_off + (uint64_t)HG_MAX_CTX * n_cores *
+					   HG_RING_KINDS * h->ring_stride;
+	h->region_size = h->buf_off + (uint64_t)HG_N_BUFS * HG_BUF_SIZE;
+}
+
+/* Replaces the daemon's view of a ring's geometry page with a private,
+ * read-only copy: the tenant can still scribble on its own view of size and
+ * mask, but the daemon indexes the ring only with the values it wrote. */
+static int
+privatize_geometry(uint8_t *page)
+{
+	uint8_t copy[HG_PAGE_SIZE];
+
+	memcpy(copy, page, sizeof(copy));
+	if (mmap(page, HG_PAGE_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		return -errno;
+	memcpy(page, copy, sizeof(copy));
+	return mprotect(page, HG_PAGE_SIZE, PROT_READ) < 0 ? -errno : 0;
+}
+
+static int
+init_rings(struct hg_tenant *tn, uint32_t n_cores)
+{
+	uint32_t ctx, core, kind;
+	int rc;
+
+	for (ctx = 0; ctx < HG_MAX_CTX; ctx++)
+		for (core = 0; core < n_cores; core++)
+			for (kind = 0; kind < HG_RING_KINDS; kind++) {
+				struct rte_ring *r = (void *)(tn->base +
+					hg_ring_offset(tn->hdr, ctx, core, kind));
+				char name[RTE_RING_NAMESIZE];
+
+				snprintf(name, sizeof(name), "hg%u.%u.%u.%u",
+					 tn->slot, ctx, core, kind);
+				rc = rte_ring_init(r, name, HG_RING_SIZE, 0);
+				if (rc < 0)
+					return rc;
+				rc = privatize_geometry((uint8_t *)r -
+					(HG_PAGE_SIZE - HG_RING_GEOM_BYTES));
+				if (rc < 0)
+					return rc;
+				tn->ring[ctx][core][kind] = r;
+			}
+	return 0;
+}
+
+int
+hg_region_create(struct hg_region *r, struct hg_tenant *tn, const char *name,
+		 uint32_t slot, uint32_t n_cores, char *err, size_t errlen)
+{
+	struct hg_region_hdr h;
+	char fdname[64];
+	int rc;
+
+	layout(&h, slot, n_cores);
+	snprintf(fdname, sizeof(fdname), "hourglass-%s", name);
+	r->fd = memfd_create(fdname, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (r->fd < 0)
+		goto fail;
+	r->size = h.region_size;
+	/* sealed so an app cannot truncate it and fault the daemon (SIGBUS) */
+	if (ftruncate(r->fd, (off_t)r->size) < 0 ||
+	    fcntl(r->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
+		goto fail_fd;
+	r->base = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (r->base == MAP_FAILED)
+		goto fail_fd;
+	tn->base = r->base;
+	tn->hdr = (struct hg_region_hdr *)r->base;
+	*tn->hdr = h;
+	rc = init_rings(tn, n_cores);
+	if (rc < 0) {
+		munmap(r->base, r->size);
+		close(r->fd);
+		snprintf(err, errlen, "cannot set up rings: %s", strerror(-rc));
+		return rc;
+	}
+	return 0;
+fail_fd:
+	rc = -errno;
+	close(r->fd);
+	snprintf(err, errlen, "cannot create shared region: %s", strerror(-rc));
+	return rc;
+fail:
+	rc = -errno;
+	snprintf(err, errlen, "cannot create shared region: %s", strerror(-rc));
+	return rc;
+}
+
+void
+hg_region_destroy(struct hg_region *r)
+{
+	if (r->base != NULL)
+		munmap(r->base, r->size);
+	if (r->fd >= 0)
+		close(r->fd);
+	r->base = NULL;
+	r->fd = -1;
+}
+
+void
+hg_region_reset_ctx(struct hg_tenant *tn, uint32_t ctx, uint32_t n_cores)
+{
+	uint32_t core, kind;
+
+	for (core = 0; core < n_cores; core++)
+		for (kind = 0; kind < HG_RING_KINDS; kind++)
+			rte_ring_reset(tn->ring[ctx][core][kind]);
+}

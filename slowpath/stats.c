@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_telemetry.h>
+
+#include "config.h"
+#include "stats.h"
+
+#define HG_NAME_ENTRY(name, str) str,
+const char *const hg_core_drop_names[HG_DROP_N] = { HG_CORE_DROPS(HG_NAME_ENTRY) };
+const char *const hg_tenant_drop_names[HG_TDROP_N] = { HG_TENANT_DROPS(HG_NAME_ENTRY) };
+#undef HG_NAME_ENTRY
+
+static void *
+new_msg(struct hg_arena *a, size_t n, const ProtobufCMessageDescriptor *desc)
+{
+	void *m = hg_arena_alloc(a, n);
+
+	if (m != NULL)
+		protobuf_c_message_init(desc, m);
+	return m;
+}
+
+#define NEW(a, type, name) ((type *)new_msg(a, sizeof(type), &hg__##name##__descriptor))
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+static Hg__Counter **
+counters(struct hg_arena *a, const uint64_t *v, const char *const *names,
+	 unsigned n)
+{
+	Hg__Counter **c = hg_arena_alloc(a, n * sizeof(*c));
+	unsigned i;
+
+	for (i = 0; c && i < n; i++) {
+		c[i] = NEW(a, Hg__Counter, counter);
+		if (c[i] == NULL)
+			return NULL;
+		c[i]->name = (char *)names[i];
+		c[i]->value = LOAD(v[i]);
+	}
+	return c;
+}
+
+static Hg__PointStats *
+point(struct hg_arena *a, const struct hg_fp_tenant *ft, enum hg_point pt)
+{
+	Hg__PointStats *p = NEW(a, Hg__PointStats, point_stats);
+
+	if (p) {
+		p->cycles = LOAD(ft->cycles[pt]);
+		p->nic_cycles = LOAD(ft->nic_cycles[pt]);
+		p->packets = LOAD(ft->pkts[pt]);
+	}
+	return p;
+}
+
+static Hg__TenantStats *
+tenant_stats(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
+{
+	Hg__TenantStats *ts = NEW(a, Hg__TenantStats, tenant_stats);
+	uint32_t c, n = reg->dp->n_cores;
+
+	if (ts == NULL)
+		return NULL;
+	ts->name = reg->t[slot].name;
+	ts->id = slot;
+	ts->cores = hg_arena_alloc(a, n * sizeof(*ts->cores));
+	if (ts->cores == NULL)
+		return NULL;
+	ts->n_cores = n;
+	for (c = 0; c < n; c++) {
+		const struct hg_fp_tenant *ft = &reg->dp->core[c].t[slot];
+		Hg__TenantCoreStats *cs = NEW(a, Hg__TenantCoreStats,
+					      tenant_core_stats);
+
+		if (cs == NULL)
+			return NULL;
+		cs->core = c;
+		cs->rx = point(a, ft, HG_PT_RX);
+		cs->tx = point(a, ft, HG_PT_TX);
+		cs->sched = point(a, ft, HG_PT_SCHED);
+		cs->drops = counters(a, ft->drops, hg_tenant_drop_names, HG_TDROP_N);
+		cs->n_drops = HG_TDROP_N;
+		if (!cs->rx || !cs->tx || !cs->sched || !cs->drops)
+			return NULL;
+		ts->cores[c] = cs;
+	}
+	return ts;
+}
+
+static Hg__CoreStats *
+core_stats(const struct hg_fp_core *fc, struct hg_arena *a)
+{
+	Hg__CoreStats *cs = NEW(a, Hg__CoreStats, core_stats);
+
+	if (cs == NULL)
+		return NULL;
+	cs->core = fc->idx;
+	cs->unattributed_cycles = LOAD(fc->unattributed);
+	cs->busy_passes = LOAD(fc->busy_passes);
+	cs->idle_passes = LOAD(fc->idle_passes);
+	cs->rx_packets = LOAD(fc->rx_pkts);
+	cs->tx_packets = LOAD(fc->tx_pkts);
+	cs->drops = counters(a, fc->drops, hg_core_drop_names, HG_DROP_N);
+	cs->n_drops = HG_DROP_N;
+	return cs->drops ? cs : NULL;
+}
+
+Hg__Stats *
+hg_stats_collect(struct hg_registry *reg, int slot, struct hg_arena *a)
+{
+	Hg__Stats *s = NEW(a, Hg__Stats, stats);
+	uint32_t i, n = reg->dp->n_cores;
+
+	if (s == NULL)
+		return NULL;
+	s->tsc_hz = rte_get_tsc_hz();
+	s->tenants = hg_arena_alloc(a, HG_MAX_TENANTS * sizeof(*s->tenants));
+	s->cores = hg_arena_alloc(a, n * sizeof(*s->cores));
+	if (s->tenants == NULL || s->cores == NULL)
+		return NULL;
+	for (i = 0; i < HG_MAX_TENANTS; i++) {
+		if (!reg->t[i].used || reg->t[i].releasing ||
+		    (slot >= 0 && (int)i != slot))
+			continue;
+		if ((s->tenants[s->n_tenants++] = tenant_stats(reg, i, a)) == NULL)
+			return NULL;
+	}
+	for (i = 0; i < n; i++)
+		if ((s->cores[s->n_cores++] = core_stats(&reg->dp->core[i], a)) == NULL)
+			return NULL;
+	return s;
+}
+
+static Hg__TenantInfo *
+tenant_info(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
+{
+	const struct hg_tenant_sp *t = &reg->t[slot];
+	const struct hg_tenant *tn = &reg->dp->tenant[slot];
+	Hg__TenantInfo *ti = NEW(a, Hg__TenantInfo, tenant_info);
+	uint32_t p, n = 0, ctx;
+
+	if (ti == NULL)
+		return NULL;
+	ti->name = (char *)t->name;
+	ti->id = slot;
+	ti->weight = t->weight;
+	ti->cap = t->cap;
+	ti->port_lo = tn->port_lo;
+	ti->port_hi = tn->port_hi;
+	ti->apps = hg_tenant_apps(t);
+	for (ctx = 0; ctx < HG_MAX_CTX; ctx++)
+		ti->contexts += t->ctx_used[ctx];
+	if (tn->port_hi == 0)
+		return ti;
+	ti->bound_ports = hg_arena_alloc(a, (tn->port_hi - tn->port_lo + 1u) *
+					    sizeof(uint32_t));
+	if (ti->bound_ports == NULL)
+		return NULL;
+	for (p = tn->port_lo; p <= tn->port_hi; p++)
+		if (HG_PORT_APP(reg->dp->port_map[p]) >= 0)
+			ti->bound_ports[n++] = p;
+	ti->n_bound_ports = n;
+	return ti;
+}
+
+Hg__TenantList *
+hg_tenants_collect(struct hg_registry *reg, struct hg_arena *a)
+{
+	Hg__TenantList *l = NEW(a, Hg__TenantList, tenant_list);
+	unsigned i;
+
+	if (l == NULL)
+		return NULL;
+	l->tenants = hg_arena_alloc(a, HG_MAX_TENANTS * sizeof(*l->tenants));
+	if (l->tenants == NULL)
+		return NULL;
+	for (i = 0; i < HG_MAX_TENANTS; i++) {
+		if (!reg->t[i].used || reg->t[i].releasing)
+			continue;
+		if ((l->tenants[l->n_tenants++] = tenant_info(reg, i, a)) == NULL)
+			return NULL;
+	}
+	return l;
+}
+
+/* ---- DPDK telemetry: the same views as /hourglass/... commands ---- */
+
+static struct hg_registry *tel_reg;
+
+static void
+tel_counters(struct rte_tel_data *d, const char *key, Hg__Counter **c, size_t n)
+{
+	struct rte_tel_data *x = rte_tel_data_alloc();
+	size_t i;
+
+	if (x == NULL)
+		return;
+	rte_tel_data_start_dict(x);
+	for (i = 0; i < n; i++)
+		rte_tel_data_add_dict_u64(x, c[i]->name, c[i]->value);
+	rte_tel_data_add_dict_container(d, key, x, 0);
+}
+
+static void
+tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
+{
+	struct rte_tel_data *x = rte_tel_data_alloc();
+	uint64_t v[3][2] = { { 0 } };
+	size_t c;
+
+	if (x == NULL)
+		return;
+	rte_tel_data_start_dict(x);
+	for (c = 0; c < ts->n_cores; c++) {
+		v[0][0] += ts->cores[c]->rx->cycles;
+		v[0][1] += ts->cores[c]->rx->packets;
+		v[1][0] += ts->cores[c]->tx->cycles;
+		v[1][1] += ts->cores[c]->tx->packets;
+		v[2][0] += ts->cores[c]->sched->cycles;
+		v[2][1] += ts->cores[c]->sched->packets;
+	}
+	rte_tel_data_add_dict_u64(x, "rx_cycles", v[0][0]);
+	rte_tel_data_add_dict_u64(x, "rx_packets", v[0][1]);
+	rte_tel_data_add_dict_u64(x, "tx_cycles", v[1][0]);
+	rte_tel_data_add_dict_u64(x, "tx_packets", v[1][1]);
+	rte_tel_data_add_dict_u64(x, "sched_cycles", v[2][0]);
+	rte_tel_data_add_dict_u64(x, "sched_packets", v[2][1]);
+	if (ts->n_cores > 0)
+		tel_counters(x, "drops_core0", ts->cores[0]->drops,
+			     ts->cores[0]->n_drops);
+	rte_tel_data_add_dict_container(d, ts->name, x, 0);
+}
+
+static int
+tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
+	  struct rte_tel_data *d)
+{
+	struct hg_arena a = { 0 };
+	Hg__Stats *s;
+	size_t i;
+
+	pthread_mutex_lock(&tel_reg->lock);
+	s = hg_stats_collect(tel_reg, -1, &a);
+	rte_tel_data_start_dict(d);
+	if (s != NULL) {
+		rte_tel_data_add_dict_u64(d, "tsc_hz", s->tsc_hz);
+		for (i = 0; i < s->n_tenants; i++)
+			tel_tenant(d, s->tenants[i]);
+		for (i = 0; i < s->n_cores; i++) {
+			char key[32];
+
+			snprintf(key, sizeof(key), "core%u_drops", s->cores[i]->core);
+			tel_counters(d, key, s->cores[i]->drops, s->cores[i]->n_drops);
+			snprintf(key, sizeof(key), "core%u_unattributed_cycles",
+				 s->cores[i]->core);
+			rte_tel_data_add_dict_u64(d, key,
+						  s->cores[i]->unattributed_cycles);
+		}
+	}
+	pthread_mutex_unlock(&tel_reg->lock);
+	hg_arena_free(&a);
+	return s ? 0 : -ENOMEM;
+}
+
+static int
+tel_tenants(const char *cmd __rte_unused, const char *params __rte_unused,
+	    struct rte_tel_data *d)
+{
+	struct hg_arena a = { 0 };
+	Hg__TenantList *l;
+	size_t i;
+
+	pthread_mutex_lock(&tel_reg->lock);
+	l = hg_tenants_collect(tel_reg, &a);
+	rte_tel_data_start_dict(d);
+	for (i = 0; l != NULL && i < l->n_tenants; i++) {
+		struct rte_tel_data *x = rte_tel_data_alloc();
+
+		if (x == NULL)
+			break;
+		rte_tel_data_start_dict(x);
+		rte_tel_data_add_dict_u64(x, "id", l->tenants[i]->id);
+		rte_tel_data_add_dict_u64(x, "weight_milli",
+					  (uint64_t)(l->tenants[i]->weight * 1000));
+		rte_tel_data_add_dict_u64(x, "cap", l->tenants[i]->cap);
+		rte_tel_data_add_dict_u64(x, "port_lo", l->tenants[i]->port_lo);
+		rte_tel_data_add_dict_u64(x, "port_hi", l->tenants[i]->port_hi);
+		rte_tel_data_add_dict_u64(x, "apps", l->tenants[i]->apps);
+		rte_tel_data_add_dict_u64(x, "contexts", l->tenants[i]->contexts);
+		rte_tel_data_add_dict_container(d, l->tenants[i]->name, x, 0);
+	}
+	pthread_mutex_unlock(&tel_reg->lock);
+	hg_arena_free(&a);
+	return l ? 0 : -ENOMEM;
+}
+
+static void
+tel_config_entry(void *arg, const char *key, const char *value, int live,
+		 const char *help)
+{
+	(void)live;
+	(void)help;
+	rte_tel_data_add_dict_string(arg, key, value);
+}
+
+static int
+tel_config(const char *cmd __rte_unused, const char *params __rte_unused,
+	   struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&tel_reg->lock);
+	hg_config_foreach(tel_config_entry, d);
+	pthread_mutex_unlock(&tel_reg->lock);
+	return 0;
+}
+
+void
+hg_telemetry_register(struct hg_registry *reg)
+{
+	tel_reg = reg;
+	rte_telemetry_register_cmd("/hourglass/stats", tel_stats,
+				   "Per-tenant cycles and packets per point, drops");
+	rte_telemetry_register_cmd("/hourglass/tenants", tel_tenants,
+				   "Tenants with weight, cap, ports, apps");
+	rte_telemetry_register_cmd("/hourglass/config", tel_config,
+				   "Daemon settings");
+}

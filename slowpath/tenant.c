@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "config.h"
+#include "log.h"
+#include "tenant.h"
+
+#define ERR(...) snprintf(err, HG_ERR_LEN, __VA_ARGS__)
+
+#define HG_WEIGHT_MIN 0.01
+#define HG_WEIGHT_MAX 10000.0
+#define HG_CAP_MIN    100u
+#define HG_CAP_MAX    1000000000u
+
+void
+hg_registry_init(struct hg_registry *reg, struct hg_dp *dp)
+{
+	memset(reg, 0, sizeof(*reg));
+	reg->dp = dp;
+	pthread_mutex_init(&reg->lock, NULL);
+}
+
+int
+hg_tenant_find(const struct hg_registry *reg, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < HG_MAX_TENANTS; i++)
+		if (reg->t[i].used && !reg->t[i].releasing &&
+		    strcmp(reg->t[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+uint32_t
+hg_tenant_apps(const struct hg_tenant_sp *t)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < HG_MAX_APPS; i++)
+		n += t->app[i].used && !t->app[i].reclaiming;
+	return n;
+}
+
+/* Sends a command to every fast-path core and records when each will have
+ * done it. The command ring holds more commands than can be outstanding
+ * (one per app slot and one per tenant slot), so it is never full. */
+static void
+send_cmd(struct hg_registry *reg, struct hg_cmd cmd, uint64_t *target)
+{
+	uint32_t c;
+
+	for (c = 0; c < reg->dp->n_cores; c++) {
+		if (rte_ring_sp_enqueue_elem(reg->dp->core[c].cmd, &cmd,
+					     sizeof(cmd)) != 0)
+			HG_LOG(ERR, "command ring of core %u full", c);
+		target[c] = ++reg->cmd_sent[c];
+	}
+}
+
+static int
+cores_done(const struct hg_registry *reg, const uint64_t *target)
+{
+	uint32_t c;
+
+	for (c = 0; c < reg->dp->n_cores; c++)
+		if (__atomic_load_n(&reg->dp->core[c].cmd_done, __ATOMIC_ACQUIRE) <
+		    target[c])
+			return 0;
+	return 1;
+}
+
+static int
+valid_name(const char *s, char *err)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n >= HG_NAME_MAX) {
+		ERR("tenant name must be 1..%u characters", HG_NAME_MAX - 1);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.-", s[i])) {
+			ERR("tenant name '%s' may only hold letters, digits, "
+			    "'_', '.' and '-'", s);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int
+check_opts(const struct hg_tenant_opts *o, char *err)
+{
+	if (o->has_weight && !(o->weight >= HG_WEIGHT_MIN &&
+			       o->weight <= HG_WEIGHT_MAX)) {
+		ERR("weight must be in [%g, %g]", HG_WEIGHT_MIN, HG_WEIGHT_MAX);
+		return -EINVAL;
+	}
+	if (o->has_cap && (o->cap < HG_CAP_MIN || o->cap > HG_CAP_MAX)) {
+		ERR("cap must be in [%u, %u] cycles", HG_CAP_MIN, HG_CAP_MAX);
+		return -EINVAL;
+	}
+	if (o->has_ports && (o->port_lo == 0 || o->port_lo > o->port_hi ||
+			     o->port_hi > 65535)) {
+		ERR("ports must be LO-HI with 1 <= LO <= HI <= 65535");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+ports_free(const struct hg_registry *reg, uint32_t lo, uint32_t hi, char *err)
+{
+	uint32_t p;
+
+	for (p = lo; p <= hi; p++) {
+		int t = HG_PORT_TENANT(reg->dp->port_map[p]);
+
+		if (t >= 0) {
+			ERR("port %u belongs to tenant '%s'", p, reg->t[t].name);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int
+free_slot(const struct hg_registry *reg)
+{
+	unsigned i;
+
+	for (i = 0; i < HG_MAX_TENANTS; i++)
+		if (!reg->t[i].used)
+			return (int)i;
+	return -1;
+}
+
+/* Gives each core its share of the tenant's buffers. */
+static int
+setup_buffers(struct hg_registry *reg, int slot)
+{
+	uint32_t c, per = HG_N_BUFS / reg->dp->n_cores;
+	struct hg_tenant_sp *t = &reg->t[slot];
+
+	for (c = 0; c < reg->dp->n_cores; c++) {
+		struct hg_fp_tenant *ft = &reg->dp->core[c].t[slot];
+
+		t->bufmem[c] = rte_zmalloc("hg_bufs", hg_bufpart_memsize(per), 0);
+		if (t->bufmem[c] == NULL)
+			return -ENOMEM;
+		memset(ft, 0, sizeof(*ft));
+		hg_bufpart_init(&ft->bufs, c * per, per, t->bufmem[c]);
+	}
+	return 0;
+}
+
+static void
+free_tenant(struct hg_registry *reg, int slot)
+{
+	struct hg_tenant_sp *t = &reg->t[slot];
+	uint32_t c;
+
+	for (c = 0; c < HG_MAX_FP_CORES; c++)
+		rte_free(t->bufmem[c]);
+	hg_region_destroy(&t->region);
+	memset(t, 0, sizeof(*t));
+	t->region.fd = -1;
+	memset(&reg->dp->tenant[slot], 0, sizeof(reg->dp->tenant[slot]));
+}
+
+int
+hg_tenant_add(struct hg_registry *reg, const char *name,
+	      const struct hg_tenant_opts *o, char *err)
+{
+	struct hg_tenant *tn;
+	struct hg_tenant_sp *t;
+	int slot, rc;
+	uint32_t p;
+
+	if (!valid_name(name, err))
+		return -EINVAL;
+	if ((rc = check_opts(o, err)) < 0)
+		return rc;
+	if (hg_tenant_find(reg, name) >= 0) {
+		ERR("tenant '%s' already exists", name);
+		return -EEXIST;
+	}
+	if (o->has_ports && !ports_free(reg, o->port_lo, o->port_hi, err))
+		return -EADDRINUSE;
+	slot = free_slot(reg);
+	if (slot < 0) {
+		ERR("too many tenants (max %u)", HG_MAX_TENANTS);
+		return -ENOSPC;
+	}
+	pthread_mutex_lock(&reg->lock);
+	t = &reg->t[slot];
+	tn = &reg->dp->tenant[slot];
+	memset(t, 0, sizeof(*t));
+	memset(tn, 0, sizeof(*tn));
+	tn->slot = slot;
+	t->used = 1;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->weight = o->has_weight ? o->weight : 1.0;
+	t->cap = o->has_cap ? o->cap : hg_cfg.cap;
+	rc = hg_region_create(&t->region, tn, name, slot, reg->dp->n_cores, err,
+			      HG_ERR_LEN);
+	if (rc == 0 && (rc = setup_buffers(reg, slot)) < 0)
+		ERR("out of memory for buffer tables");
+	if (rc < 0) {
+		free_tenant(reg, slot);
+		pthread_mutex_unlock(&reg->lock);
+		return rc;
+	}
+	if (o->has_ports) {
+		tn->port_lo = o->port_lo;
+		tn->port_hi = o->port_hi;
+		for (p = o->port_lo; p <= o->port_hi; p++)
+			__atomic_store_n(&reg->dp->port_map[p],
+					 HG_PORT_ENTRY(slot, -1), __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&reg->dp->tstate[slot], HG_TENANT_ACTIVE, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&reg->lock);
+	HG_LOG(INFO, "tenant %s added (slot %d, weight %g, cap %lu)", name, slot,
+	       t->weight, (unsigned long)t->cap);
+	return 0;
+}
+
+int
+hg_tenant_set(struct hg_registry *reg, const char *name,
+	      const struct hg_tenant_opts *o, char *err)
+{
+	int slot = hg_tenant_find(reg, name), rc;
+
+	if (slot < 0) {
+		ERR("unknown tenant '%s'", name);
+		return -ENOENT;
+	}
+	if ((rc = check_opts(o, err)) < 0)
+		return rc;
+	if (!o->has_weight && !o->has_cap) {
+		ERR("nothing to set: give --weight and/or --cap");
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&reg->lock);
+	if (o->has_weight)
+		reg->t[slot].weight = o->weight;
+	if (o->has_cap)
+		reg->t[slot].cap = o->cap;
+	pthread_mutex_unlock(&reg->lock);
+	return 0;
+}
+
+int
+hg_tenant_del(struct hg_registry *reg, const char *name, char *err)
+{
+	int slot = hg_tenant_find(reg, name);
+	struct hg_tenant_sp *t;
+	struct hg_tenant *tn;
+	uint32_t p, apps;
+
+	if (slot < 0) {
+		ERR("unknown tenant '%s'", name);
+		return -ENOENT;
+	}
+	t = &reg->t[slot];
+	tn = &reg->dp->tenant[slot];
+	apps = hg_tenant_apps(t);
+	if (apps > 0) {
+		ERR("tenant '%s' has %u attached app%s; stop %s first", name, apps,
+		    apps == 1 ? "" : "s", apps == 1 ? "it" : "them");
+		return -EBUSY;
+	}
+	pthread_mutex_lock(&reg->lock);
+	if (tn->port_hi != 0)
+		for (p = tn->port_lo; p <= tn->port_hi; p++)
+			__atomic_store_n(&reg->dp->port_map[p], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&reg->dp->tstate[slot], HG_TENANT_DYING, __ATOMIC_RELEASE);
+	t->releasing = 1;
+	send_cmd(reg, (struct hg_cmd){ .op = HG_CMD_RELEASE_TENANT,
+				       .tenant = (uint8_t)slot }, t->target);
+	pthread_mutex_unlock(&reg->lock);
+	HG_LOG(INFO, "tenant %s deleted", name);
+	return 0;
+}
+
+int
+hg_app_attach(struct hg_registry *reg, const char *tenant, pid_t pid,
+	      int *slot, int *app, char *err)
+{
+	unsigned i;
+	int s = hg_tenant_find(reg, tenant);
+
+	if (s < 0) {
+		ERR("unknown tenant '%s'", tenant);
+		return -ENOENT;
+	}
+	for (i = 0; i < HG_MAX_APPS; i++) {
+		struct hg_app_sp *a = &reg->t[s].app[i];
+
+		if (!a->used) {
+			memset(a, 0, sizeof(*a));
+			a->used = 1;
+			a->pid = pid;
+			*slot = s;
+			*app = (int)i;
+			HG_LOG(INFO, "app pid %d attached to tenant %s", (int)pid,
+			       tenant);
+			return 0;
+		}
+	}
+	ERR("tenant '%s' has too many apps attached (max %u)", tenant, HG_MAX_APPS);
+	return -ENOSPC;
+}
+
+int
+hg_app_ctx_open(struct hg_registry *reg, int slot, int app, uint32_t *ctx_out,
+		char *err)
+{
+	struct hg_tenant_sp *t = &reg->t[slot];
+	struct hg_tenant *tn = &reg->dp->tenant[slot];
+	struct hg_app_route *r = &tn->route[app];
+	struct hg_ctx_shm *cs;
+	uint32_t ctx;
+
+	for (ctx = 0; ctx < HG_MAX_CTX && t->ctx_used[ctx]; ctx++)
+		;
+	if (ctx == HG_MAX_CTX) {
+		ERR("tenant '%s' has no free context (max %u)", t->name, HG_MAX_CTX);
+		return -ENOSPC;
+	}
+	t->ctx_used[ctx] = 1;
+	t->app[app].n_ctx++;
+	hg_region_reset_ctx(tn, ctx, reg->dp->n_cores);
+	cs = (struct hg_ctx_shm *)(tn->base + tn->hdr->ctx_off) + ctx;
+	memset(cs, 0, sizeof(*cs));
+	cs->app = (uint32_t)app;
+	cs->state = HG_CTX_OPEN;
+	tn->ctx_app[ctx] = (uint8_t)app;
+	/* entries first, counts after: a core reads the count, then entries */
+	tn->live_ctx[tn->n_live] = (uint8_t)ctx;
+	__atomic_store_n(&tn->n_live, tn->n_live + 1, __ATOMIC_RELEASE);
+	r->ctx[r->n_ctx] = (uint8_t)ctx;
+	__atomic_store_n(&r->n_ctx, r->n_ctx + 1, __ATOMIC_RELEASE);
+	*ctx_out = ctx;
+	return 0;
+}
+
+int
+hg_app_bind(struct hg_registry *reg, int slot, int app, uint32_t port, char *err)
+{
+	uint32_t e;
+	int owner;
+
+	if (port == 0 || port > 65535) {
+		ERR("port %u out of range", port);
+		return -EINVAL;
+	}
+	e = reg->dp->port_map[port];
+	if (HG_PORT_TENANT(e) != slot) {
+		ERR("port %u is not owned by tenant '%s'", port, reg->t[slot].name);
+		return -EACCES;
+	}
+	owner = HG_PORT_APP(e);
+	if (owner == app)
+		return 0;
+	if (owner >= 0) {
+		ERR("port %u is already bound by app pid %d", port,
+		    (int)reg->t[slot].app[owner].pid);
+		return -EADDRINUSE;
+	}
+	__atomic_store_n(&reg->dp->port_map[port], HG_PORT_ENTRY(slot, app),
+			 __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Unpublishes everything of a dead app, then asks every core to take its
+ * buffers back; the slots are reused once every core has done so. */
+void
+hg_app_detach(struct hg_registry *reg, int slot, int app)
+{
+	struct hg_tenant *tn = &reg->dp->tenant[slot];
+	struct hg_app_sp *a = &reg->t[slot].app[app];
+	uint32_t p, k, n = 0;
+
+	pthread_mutex_lock(&reg->lock);
+	if (tn->port_hi != 0)
+		for (p = tn->port_lo; p <= tn->port_hi; p++)
+			if (HG_PORT_APP(reg->dp->port_map[p]) == app)
+				__atomic_store_n(&reg->dp->port_map[p],
+						 HG_PORT_ENTRY(slot, -1),
+						 __ATOMIC_RELEASE);
+	__atomic_store_n(&tn->route[app].n_ctx, 0, __ATOMIC_RELEASE);
+	for (k = 0; k < tn->n_live; k++)
+		if (tn->ctx_app[tn->live_ctx[k]] != app)
+			tn->live_ctx[n++] = tn->live_ctx[k];
+	__atomic_store_n(&tn->n_live, n, __ATOMIC_RELEASE);
+	a->reclaiming = 1;
+	send_cmd(reg, (struct hg_cmd){ .op = HG_CMD_RECLAIM_APP,
+				       .tenant = (uint8_t)slot,
+				       .app = (uint8_t)app }, a->target);
+	pthread_mutex_unlock(&reg->lock);
+	HG_LOG(INFO, "app pid %d of tenant %s detached", (int)a->pid,
+	       reg->t[slot].name);
+}
+
+static void
+finish_app(struct hg_registry *reg, int slot, int app)
+{
+	struct hg_tenant_sp *t = &reg->t[slot];
+	struct hg_tenant *tn = &reg->dp->tenant[slot];
+	uint32_t ctx;
+
+	for (ctx = 0; ctx < HG_MAX_CTX; ctx++) {
+		if (t->ctx_used[ctx] && tn->ctx_app[ctx] == app) {
+			struct hg_ctx_shm *cs =
+				(struct hg_ctx_shm *)(tn->base + tn->hdr->ctx_off) + ctx;
+
+			cs->state = HG_CTX_FREE;
+			t->ctx_used[ctx] = 0;
+		}
+	}
+	memset(&t->app[app], 0, sizeof(t->app[app]));
+}
+
+void
+hg_registry_poll(struct hg_registry *reg)
+{
+	unsigned i, a;
+
+	pthread_mutex_lock(&reg->lock);
+	for (i = 0; i < HG_MAX_TENANTS; i++) {
+		struct hg_tenant_sp *t = &reg->t[i];
+
+		if (!t->used)
+			continue;
+		for (a = 0; a < HG_MAX_APPS; a++)
+			if (t->app[a].reclaiming && cores_done(reg, t->app[a].target))
+				finish_app(reg, (int)i, (int)a);
+		if (t->releasing && cores_done(reg, t->target)) {
+			__atomic_store_n(&reg->dp->tstate[i], HG_TENANT_FREE,
+					 __ATOMIC_RELEASE);
+			free_tenant(reg, (int)i);
+		}
+	}
+	pthread_mutex_unlock(&reg->lock);
+}
+
+/* At shutdown, after the fast-path cores have stopped. */
+void
+hg_registry_fini(struct hg_registry *reg)
+{
+	unsigned i;
+
+	for (i = 0; i < HG_MAX_TENANTS; i++)
+		if (reg->t[i].used)
+			free_tenant(reg, (int)i);
+	pthread_mutex_destroy(&reg->lock);
+}

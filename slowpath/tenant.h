@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Tenant registry (slow path): tenants, their attached apps, contexts and
+ * port bindings, and the hand-off with fast-path cores when an app dies or
+ * a tenant is deleted. All functions return 0 or -errno and put a one-line
+ * reason into err.
+ */
+#ifndef HG_SLOWPATH_TENANT_H
+#define HG_SLOWPATH_TENANT_H
+
+#include <pthread.h>
+#include <sys/types.h>
+
+#include "../fastpath/dp.h"
+#include "region.h"
+
+#define HG_ERR_LEN 160
+
+struct hg_app_sp {
+	int used;		/* slot taken (attached or being reclaimed) */
+	int reclaiming;		/* detached, waiting for every core */
+	uint64_t target[HG_MAX_FP_CORES];
+	pid_t pid;
+	uint32_t n_ctx;
+};
+
+struct hg_tenant_sp {
+	int used;		/* slot taken (active or being released) */
+	int releasing;
+	uint64_t target[HG_MAX_FP_CORES];
+	char name[HG_NAME_MAX];
+	double weight;
+	uint64_t cap;
+	struct hg_region region;
+	void *bufmem[HG_MAX_FP_CORES];
+	uint8_t ctx_used[HG_MAX_CTX];
+	struct hg_app_sp app[HG_MAX_APPS];
+};
+
+struct hg_registry {
+	struct hg_dp *dp;
+	/* held by the slow path while it changes tenants and by DPDK's
+	 * telemetry thread while it reads them; never by a fast-path core */
+	pthread_mutex_t lock;
+	uint64_t cmd_sent[HG_MAX_FP_CORES];
+	struct hg_tenant_sp t[HG_MAX_TENANTS];
+};
+
+struct hg_tenant_opts {
+	int has_weight, has_cap, has_ports;
+	double weight;
+	uint64_t cap;
+	uint32_t port_lo, port_hi;
+};
+
+void hg_registry_init(struct hg_registry *reg, struct hg_dp *dp);
+void hg_registry_fini(struct hg_registry *reg);
+/* Finishes reclaims and releases every core has acknowledged. */
+void hg_registry_poll(struct hg_registry *reg);
+
+int hg_tenant_find(const struct hg_registry *reg, const char *name);
+int hg_tenant_add(struct hg_registry *reg, const char *name,
+		  const struct hg_tenant_opts *o, char *err);
+int hg_tenant_set(struct hg_registry *reg, const char *name,
+		  const struct hg_tenant_opts *o, char *err);
+int hg_tenant_del(struct hg_registry *reg, const char *name, char *err);
+
+/* App lifecycle: attach returns the tenant slot and app slot. */
+int hg_app_attach(struct hg_registry *reg, const char *tenant, pid_t pid,
+		  int *slot, int *app, char *err);
+int hg_app_ctx_open(struct hg_registry *reg, int slot, int app, uint32_t *ctx,
+		    char *err);
+int hg_app_bind(struct hg_registry *reg, int slot, int app, uint32_t port,
+		char *err);
+void hg_app_detach(struct hg_registry *reg, int slot, int app);
+
+uint32_t hg_tenant_apps(const struct hg_tenant_sp *t);
+
+#endif /* HG_SLOWPATH_TENANT_H */

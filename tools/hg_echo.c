@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * hg-echo: a multi-threaded echo server on libhgclient, and the
+ * configurable application the benchmarks drive: a payload that starts with
+ * the synthetic-work header (proto/hg_wire.h) makes the worker spin for its
+ * service time before echoing the payload back unchanged.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hg_wire.h"
+#include "hourglass.h"
+
+#define MAX_THREADS 16
+#define SEND_RETRIES 100000
+
+static volatile sig_atomic_t stop;
+
+struct worker {
+	pthread_t tid;
+	hg_ctx_t *ctx;
+	unsigned long served, dropped;
+	int failed;
+};
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Burns CPU for the requested service time, as a request handler would. */
+static void
+spin_ns(uint64_t ns)
+{
+	uint64_t end = now_ns() + ns;
+
+	while (now_ns() < end)
+		;
+}
+
+static void
+serve(struct worker *w, struct hg_msg *m)
+{
+	const struct hg_work_hdr *h = m->data;
+	int tries, rc;
+
+	if (m->len >= sizeof(*h) && ntohl(h->magic) == HG_WORK_MAGIC &&
+	    h->version == HG_WORK_VERSION)
+		spin_ns(ntohl(h->service_ns));
+	for (tries = 0; tries < SEND_RETRIES; tries++) {
+		rc = hg_send(w->ctx, m, m->data, m->len);
+		if (rc != -EAGAIN)
+			break;
+	}
+	if (rc == 0) {
+		w->served++;
+	} else {
+		w->dropped++;
+		hg_msg_free(w->ctx, m);
+	}
+}
+
+static void *
+run(void *arg)
+{
+	struct worker *w = arg;
+	struct hg_msg m;
+	int rc;
+
+	while (!stop) {
+		rc = hg_recv(w->ctx, &m, 100000);
+		if (rc < 0) {
+			fprintf(stderr, "hg-echo: %s\n", hg_strerror());
+			w->failed = 1;
+			stop = 1;
+			break;
+		}
+		if (rc == 1)
+			serve(w, &m);
+	}
+	return NULL;
+}
+
+static void
+usage(int code)
+{
+	fprintf(code ? stderr : stdout,
+		"usage: hg-echo [--ctl PATH] --tenant NAME --port P [--threads N]\n");
+	exit(code);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "ctl", required_argument, NULL, 'c' },
+		{ "tenant", required_argument, NULL, 't' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "threads", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct worker w[MAX_THREADS] = { 0 };
+	const char *ctl = NULL, *tenant = NULL;
+	long port = 0, threads = 1;
+	unsigned long served = 0, dropped = 0;
+	int c, i, failed = 0;
+	char *end;
+	hg_app_t *app;
+
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'c': ctl = optarg; break;
+		case 't': tenant = optarg; break;
+		case 'p': port = strtol(optarg, &end, 10);
+			  if (*end || port < 1 || port > 65535) {
+				  fprintf(stderr, "hg-echo: bad --port '%s'\n", optarg);
+				  return 2;
+			  }
+			  break;
+		case 'n': threads = strtol(optarg, &end, 10);
+			  if (*end || threads < 1 || threads > MAX_THREADS) {
+				  fprintf(stderr, "hg-echo: --threads must be 1..%d\n",
+					  MAX_THREADS);
+				  return 2;
+			  }
+			  break;
+		case 'h': usage(0); break;
+		default: usage(2);
+		}
+	}
+	if (tenant == NULL || port == 0)
+		usage(2);
+	app = hg_attach(ctl, tenant);
+	if (app == NULL || hg_bind(app, (uint16_t)port) < 0) {
+		fprintf(stderr, "hg-echo: %s\n", hg_strerror());
+		return 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	for (i = 0; i < threads; i++) {
+		w[i].ctx = hg_ctx_open(app);
+		if (w[i].ctx == NULL) {
+			fprintf(stderr, "hg-echo: %s\n", hg_strerror());
+			return 1;
+		}
+	}
+	for (i = 0; i < threads; i++)
+		pthread_create(&w[i].tid, NULL, run, &w[i]);
+	printf("hg-echo: tenant %s port %ld threads %ld ready\n", tenant, port,
+	       threads);
+	fflush(stdout);
+	for (i = 0; i < threads; i++) {
+		pthread_join(w[i].tid, NULL);
+		served += w[i].served;
+		dropped += w[i].dropped;
+		failed |= w[i].failed;
+		hg_ctx_close(w[i].ctx);
+	}
+	hg_detach(app);
+	printf("hg-echo: served %lu, dropped %lu\n", served, dropped);
+	return failed ? 1 : 0;
+}

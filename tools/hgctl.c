@@ -1,0 +1,579 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * hgctl: operator CLI for hourglassd. Commands are registered in one table
+ * with their argument counts and the options they take, so every misuse is
+ * reported the same way: one line on stderr and exit status 2; a refusal
+ * from the daemon is one line and exit status 1.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "ctl_frame.h"
+
+enum { O_WEIGHT = 1, O_CAP = 2, O_PORTS = 4, O_TENANT = 8 };
+
+struct opts {
+	const char *ctl;
+	int json;
+	unsigned given;
+	double weight;
+	uint64_t cap;
+	uint32_t port_lo, port_hi;
+	const char *tenant;
+};
+
+struct cmd {
+	const char *w1, *w2;	/* command words; w2 NULL for one word */
+	int min_args, max_args;	/* positional arguments after the words */
+	unsigned allowed;	/* O_* options it takes */
+	const char *usage;
+	int (*build)(Hg__Request *req, char **args, const struct opts *o);
+	int (*print)(const Hg__Response *rsp, const struct opts *o);
+};
+
+static void
+die_usage(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+static void
+die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("hgctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see hgctl --help)\n", stderr);
+	exit(2);
+}
+
+/* ---- request builders; each body lives in static storage ---- */
+
+static int
+b_tenant_add(Hg__Request *r, char **a, const struct opts *o)
+{
+	static Hg__TenantAdd m = HG__TENANT_ADD__INIT;
+
+	m.name = a[0];
+	m.has_weight = !!(o->given & O_WEIGHT);
+	m.weight = o->weight;
+	m.has_cap = !!(o->given & O_CAP);
+	m.cap = o->cap;
+	m.has_port_lo = m.has_port_hi = !!(o->given & O_PORTS);
+	m.port_lo = o->port_lo;
+	m.port_hi = o->port_hi;
+	r->body_case = HG__REQUEST__BODY_TENANT_ADD;
+	r->tenant_add = &m;
+	return 0;
+}
+
+static int
+b_tenant_set(Hg__Request *r, char **a, const struct opts *o)
+{
+	static Hg__TenantSet m = HG__TENANT_SET__INIT;
+
+	if (!(o->given & (O_WEIGHT | O_CAP)))
+		die_usage("tenant set: give --weight and/or --cap");
+	m.name = a[0];
+	m.has_weight = !!(o->given & O_WEIGHT);
+	m.weight = o->weight;
+	m.has_cap = !!(o->given & O_CAP);
+	m.cap = o->cap;
+	r->body_case = HG__REQUEST__BODY_TENANT_SET;
+	r->tenant_set = &m;
+	return 0;
+}
+
+static int
+b_tenant_del(Hg__Request *r, char **a, const struct opts *o)
+{
+	static Hg__TenantName m = HG__TENANT_NAME__INIT;
+
+	(void)o;
+	m.name = a[0];
+	r->body_case = HG__REQUEST__BODY_TENANT_DEL;
+	r->tenant_del = &m;
+	return 0;
+}
+
+static int
+b_tenant_list(Hg__Request *r, char **a, const struct opts *o)
+{
+	static Hg__Empty m = HG__EMPTY__INIT;
+
+	(void)a;
+	(void)o;
+	r->body_case = HG__REQUEST__BODY_TENANT_LIST;
+	r->tenant_list = &m;
+	return 0;
+}
+
+static int
+b_stats(Hg__Request *r, char **a, const struct opts *o)
+{
+	static Hg__StatsGet m = HG__STATS_GET__INIT;
+
+	(void)a;
+	m.tenant = (char *)o->tenant;
+	r->body_case = HG__REQUEST__BODY_STATS;
+	r->stats = &m;
+	return 0;
+}
+
+static int
+b_config_get(Hg__Request *r, char **a, const struct opts *o)
+{
+	static Hg__ConfigGet m = HG__CONFIG_GET__INIT;
+
+	(void)o;
+	m.key = a[0];
+	r->body_case = HG__REQUEST__BODY_CONFIG_GET;
+	r->config_get = &m;
+	return 0;
+}
+
+static int
+b_config_set(Hg__Request *r, char **a, const struct opts *o)
+{
+	static Hg__ConfigSet m = HG__CONFIG_SET__INIT;
+
+	(void)o;
+	m.key = a[0];
+	m.value = a[1];
+	r->body_case = HG__REQUEST__BODY_CONFIG_SET;
+	r->config_set = &m;
+	return 0;
+}
+
+/* ---- output ---- */
+
+static int
+emit_json(json_t *j)
+{
+	char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+	json_decref(j);
+	if (s == NULL)
+		return 1;
+	puts(s);
+	free(s);
+	return 0;
+}
+
+static int
+p_ok(const Hg__Response *rsp, const struct opts *o)
+{
+	(void)rsp;
+	return o->json ? emit_json(json_pack("{s:b}", "ok", 1)) : 0;
+}
+
+static json_t *
+tenant_json(const Hg__TenantInfo *t)
+{
+	json_t *bound = json_array();
+	size_t i;
+
+	for (i = 0; i < t->n_bound_ports; i++)
+		json_array_append_new(bound, json_integer(t->bound_ports[i]));
+	return json_pack("{s:s, s:i, s:f, s:I, s:o, s:i, s:i, s:o}",
+			 "name", t->name, "id", (int)t->id, "weight", t->weight,
+			 "cap", (json_int_t)t->cap, "ports",
+			 t->port_hi ? json_pack("{s:i, s:i}", "lo", (int)t->port_lo,
+						"hi", (int)t->port_hi)
+				    : json_null(),
+			 "apps", (int)t->apps, "contexts", (int)t->contexts,
+			 "bound_ports", bound);
+}
+
+static int
+p_tenant_list(const Hg__Response *rsp, const struct opts *o)
+{
+	const Hg__TenantList *l = rsp->tenants;
+	size_t i;
+
+	if (l == NULL)
+		return 1;
+	if (o->json) {
+		json_t *arr = json_array();
+
+		for (i = 0; i < l->n_tenants; i++)
+			json_array_append_new(arr, tenant_json(l->tenants[i]));
+		return emit_json(json_pack("{s:o}", "tenants", arr));
+	}
+	printf("%-20s %3s %8s %10s %-13s %4s %4s\n", "NAME", "ID", "WEIGHT",
+	       "CAP", "PORTS", "APPS", "CTXS");
+	for (i = 0; i < l->n_tenants; i++) {
+		const Hg__TenantInfo *t = l->tenants[i];
+		char ports[16] = "-";
+
+		if (t->port_hi)
+			snprintf(ports, sizeof(ports), "%u-%u", t->port_lo, t->port_hi);
+		printf("%-20s %3u %8g %10" PRIu64 " %-13s %4u %4u\n", t->name, t->id,
+		       t->weight, t->cap, ports, t->apps, t->contexts);
+	}
+	return 0;
+}
+
+static json_t *
+drops_json(Hg__Counter **c, size_t n)
+{
+	json_t *d = json_object();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_object_set_new(d, c[i]->name, json_integer((json_int_t)c[i]->value));
+	return d;
+}
+
+static json_t *
+point_json(uint64_t cycles, uint64_t nic, uint64_t pkts)
+{
+	return json_pack("{s:I, s:I, s:I, s:o}", "cycles", (json_int_t)cycles,
+			 "nic_cycles", (json_int_t)nic, "packets", (json_int_t)pkts,
+			 "cycles_per_packet",
+			 pkts ? json_real((double)cycles / (double)pkts) : json_null());
+}
+
+#define POINT_JSON(p) point_json((p)->cycles, (p)->nic_cycles, (p)->packets)
+
+struct totals {
+	uint64_t c[3], n[3], p[3];
+	uint64_t drops;
+};
+
+static void
+add_point(struct totals *s, int i, const Hg__PointStats *p)
+{
+	s->c[i] += p->cycles;
+	s->n[i] += p->nic_cycles;
+	s->p[i] += p->packets;
+}
+
+static void
+sum_tenant(const Hg__TenantStats *t, struct totals *s)
+{
+	size_t c, d;
+
+	memset(s, 0, sizeof(*s));
+	for (c = 0; c < t->n_cores; c++) {
+		const Hg__TenantCoreStats *cs = t->cores[c];
+
+		add_point(s, 0, cs->rx);
+		add_point(s, 1, cs->tx);
+		add_point(s, 2, cs->sched);
+		for (d = 0; d < cs->n_drops; d++)
+			s->drops += cs->drops[d]->value;
+	}
+}
+
+static json_t *
+tenant_stats_json(const Hg__TenantStats *t)
+{
+	json_t *cores = json_array();
+	struct totals s;
+	size_t c;
+
+	for (c = 0; c < t->n_cores; c++) {
+		const Hg__TenantCoreStats *cs = t->cores[c];
+
+		json_array_append_new(cores, json_pack("{s:i, s:o, s:o, s:o, s:o}",
+			"core", (int)cs->core,
+			"rx", POINT_JSON(cs->rx), "tx", POINT_JSON(cs->tx),
+			"sched", POINT_JSON(cs->sched),
+			"drops", drops_json(cs->drops, cs->n_drops)));
+	}
+	sum_tenant(t, &s);
+	return json_pack("{s:s, s:i, s:{s:o, s:o, s:o, s:I}, s:o}", "name", t->name,
+			 "id", (int)t->id, "total", "rx", point_json(s.c[0], s.n[0], s.p[0]),
+			 "tx", point_json(s.c[1], s.n[1], s.p[1]),
+			 "sched", point_json(s.c[2], s.n[2], s.p[2]),
+			 "drops", (json_int_t)s.drops, "cores", cores);
+}
+
+static json_t *
+core_stats_json(const Hg__CoreStats *c)
+{
+	return json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:o}", "core", (int)c->core,
+			 "unattributed_cycles", (json_int_t)c->unattributed_cycles,
+			 "busy_passes", (json_int_t)c->busy_passes,
+			 "idle_passes", (json_int_t)c->idle_passes,
+			 "rx_packets", (json_int_t)c->rx_packets,
+			 "tx_packets", (json_int_t)c->tx_packets,
+			 "drops", drops_json(c->drops, c->n_drops));
+}
+
+static void
+print_point(const char *name, const struct totals *s, int i)
+{
+	printf("  %-6s %12" PRIu64 " pkts %16" PRIu64 " cycles", name, s->p[i],
+	       s->c[i]);
+	if (s->p[i])
+		printf(" %9.1f cyc/pkt (%.1f in the PMD)",
+		       (double)s->c[i] / (double)s->p[i],
+		       (double)s->n[i] / (double)s->p[i]);
+	putchar('\n');
+}
+
+static void
+print_drops(Hg__Counter **c, size_t n, const char *indent)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (c[i]->value)
+			printf("%sdrop %-18s %" PRIu64 "\n", indent, c[i]->name,
+			       c[i]->value);
+}
+
+static int
+p_stats(const Hg__Response *rsp, const struct opts *o)
+{
+	const Hg__Stats *st = rsp->stats;
+	size_t i, c;
+
+	if (st == NULL)
+		return 1;
+	if (o->json) {
+		json_t *ts = json_array(), *cs = json_array();
+
+		for (i = 0; i < st->n_tenants; i++)
+			json_array_append_new(ts, tenant_stats_json(st->tenants[i]));
+		for (i = 0; i < st->n_cores; i++)
+			json_array_append_new(cs, core_stats_json(st->cores[i]));
+		return emit_json(json_pack("{s:I, s:o, s:o}", "tsc_hz",
+					   (json_int_t)st->tsc_hz, "tenants", ts,
+					   "cores", cs));
+	}
+	for (i = 0; i < st->n_tenants; i++) {
+		const Hg__TenantStats *t = st->tenants[i];
+		struct totals s;
+
+		sum_tenant(t, &s);
+		printf("tenant %s (id %u)\n", t->name, t->id);
+		print_point("rx", &s, 0);
+		print_point("tx", &s, 1);
+		print_point("sched", &s, 2);
+		for (c = 0; c < t->n_cores; c++)
+			print_drops(t->cores[c]->drops, t->cores[c]->n_drops, "  ");
+	}
+	for (i = 0; i < st->n_cores; i++) {
+		const Hg__CoreStats *cs = st->cores[i];
+
+		printf("core %u: rx %" PRIu64 " tx %" PRIu64 " pkts, unattributed %"
+		       PRIu64 " cycles, %" PRIu64 " busy / %" PRIu64 " idle passes\n",
+		       cs->core, cs->rx_packets, cs->tx_packets,
+		       cs->unattributed_cycles, cs->busy_passes, cs->idle_passes);
+		print_drops(cs->drops, cs->n_drops, "  ");
+	}
+	return 0;
+}
+
+static int
+p_config(const Hg__Response *rsp, const struct opts *o)
+{
+	const Hg__Config *c = rsp->config;
+	size_t i;
+
+	if (c == NULL)
+		return 1;
+	if (o->json) {
+		json_t *j = json_object();
+
+		for (i = 0; i < c->n_entries; i++)
+			json_object_set_new(j, c->entries[i]->key,
+					    json_string(c->entries[i]->value));
+		return emit_json(j);
+	}
+	for (i = 0; i < c->n_entries; i++)
+		printf("%-12s %-26s %s%s\n", c->entries[i]->key,
+		       c->entries[i]->value, c->entries[i]->help,
+		       c->entries[i]->live ? "" : " [startup only]");
+	return 0;
+}
+
+static const struct cmd cmds[] = {
+	{ "tenant", "add", 1, 1, O_WEIGHT | O_CAP | O_PORTS,
+	  "tenant add NAME [--weight W] [--cap CYCLES] [--ports LO-HI]",
+	  b_tenant_add, p_ok },
+	{ "tenant", "set", 1, 1, O_WEIGHT | O_CAP,
+	  "tenant set NAME [--weight W] [--cap CYCLES]", b_tenant_set, p_ok },
+	{ "tenant", "del", 1, 1, 0, "tenant del NAME", b_tenant_del, p_ok },
+	{ "tenant", "list", 0, 0, 0, "tenant list [--json]", b_tenant_list,
+	  p_tenant_list },
+	{ "stats", NULL, 0, 0, O_TENANT, "stats [--json] [--tenant NAME]",
+	  b_stats, p_stats },
+	{ "config", "get", 0, 1, 0, "config get [KEY] [--json]", b_config_get,
+	  p_config },
+	{ "config", "set", 2, 2, 0, "config set KEY VALUE", b_config_set, p_ok },
+};
+
+static void
+usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: hgctl [--ctl PATH] [--json] COMMAND\n\ncommands:\n");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  hgctl %s\n", cmds[i].usage);
+	fprintf(f, "\n--ctl defaults to $HG_CTL or %s\n", HG_CTL_DEFAULT_PATH);
+}
+
+static double
+parse_double(const char *flag, const char *v)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (end == v || *end || errno)
+		die_usage("%s wants a number, not '%s'", flag, v);
+	return d;
+}
+
+static uint64_t
+parse_u64(const char *flag, const char *v)
+{
+	char *end;
+	unsigned long long u;
+
+	errno = 0;
+	u = strtoull(v, &end, 10);
+	if (end == v || *end || errno || v[0] == '-')
+		die_usage("%s wants a non-negative integer, not '%s'", flag, v);
+	return u;
+}
+
+static void
+parse_ports(const char *v, struct opts *o)
+{
+	unsigned lo, hi;
+	char tail;
+
+	if (sscanf(v, "%u-%u%c", &lo, &hi, &tail) != 2 || lo == 0 || lo > hi ||
+	    hi > 65535)
+		die_usage("--ports wants LO-HI with 1 <= LO <= HI <= 65535, not '%s'", v);
+	o->port_lo = lo;
+	o->port_hi = hi;
+}
+
+static int
+parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "ctl", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "weight", required_argument, NULL, 'w' },
+		{ "cap", required_argument, NULL, 'C' },
+		{ "ports", required_argument, NULL, 'p' },
+		{ "tenant", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'c': o->ctl = optarg; break;
+		case 'j': o->json = 1; break;
+		case 'w': o->weight = parse_double("--weight", optarg);
+			  o->given |= O_WEIGHT; break;
+		case 'C': o->cap = parse_u64("--cap", optarg);
+			  o->given |= O_CAP; break;
+		case 'p': parse_ports(optarg, o); o->given |= O_PORTS; break;
+		case 't': o->tenant = optarg; o->given |= O_TENANT; break;
+		case 'h': usage(stdout); exit(0);
+		case ':': die_usage("%s needs a value", argv[optind - 1]);
+		default: die_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	return optind;
+}
+
+static const struct cmd *
+find_cmd(int n, char **w, int *used)
+{
+	size_t i;
+
+	if (n == 0)
+		die_usage("no command given");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (strcmp(cmds[i].w1, w[0]) != 0)
+			continue;
+		if (cmds[i].w2 == NULL) {
+			*used = 1;
+			return &cmds[i];
+		}
+		if (n > 1 && strcmp(cmds[i].w2, w[1]) == 0) {
+			*used = 2;
+			return &cmds[i];
+		}
+	}
+	if (n > 1)
+		die_usage("unknown command '%s %s'", w[0], w[1]);
+	die_usage("unknown command '%s'", w[0]);
+}
+
+/* Options may come anywhere: collect words first, then options. */
+int
+main(int argc, char **argv)
+{
+	struct opts o = { .ctl = getenv("HG_CTL") ? getenv("HG_CTL")
+						  : HG_CTL_DEFAULT_PATH };
+	Hg__Request req = HG__REQUEST__INIT;
+	char *words[16];
+	int n = 0, used, sock, rc, i;
+	const struct cmd *cmd;
+	Hg__Response *rsp;
+
+	/* GNU getopt_long with "+" stops at the first word; loop so that
+	 * options before, between and after the words are all taken */
+	optind = 1;
+	while (optind < argc) {
+		parse_opts(argc, argv, &o);
+		if (optind < argc) {
+			if (n == 8)
+				die_usage("too many arguments");
+			words[n++] = argv[optind++];
+		}
+	}
+	cmd = find_cmd(n, words, &used);
+	if (n - used < cmd->min_args || n - used > cmd->max_args)
+		die_usage("usage: hgctl %s", cmd->usage);
+	if (o.given & ~cmd->allowed)
+		die_usage("option not valid for '%s%s%s'", cmd->w1,
+			  cmd->w2 ? " " : "", cmd->w2 ? cmd->w2 : "");
+	for (i = n; i < used + 2; i++)
+		words[i] = NULL;
+	cmd->build(&req, words + used, &o);
+	sock = hg_ctl_connect(o.ctl);
+	if (sock < 0) {
+		fprintf(stderr, "hgctl: cannot reach hourglassd at %s: %s\n", o.ctl,
+			strerror(-sock));
+		return 1;
+	}
+	req.id = 1;
+	rsp = hg_ctl_call(sock, &req, NULL);
+	close(sock);
+	if (rsp == NULL) {
+		fprintf(stderr, "hgctl: no answer from hourglassd: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	if (rsp->status != 0) {
+		fprintf(stderr, "hgctl: %s\n", rsp->error ? rsp->error : "failed");
+		hg__response__free_unpacked(rsp, NULL);
+		return 1;
+	}
+	rc = cmd->print(rsp, &o);
+	hg__response__free_unpacked(rsp, NULL);
+	return rc;
+}

@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * hgload: open-loop Poisson load over plain Linux UDP sockets.
+ *
+ * A sender thread emits requests at exponentially distributed intervals,
+ * whether or not replies come back; a receiver thread matches replies by
+ * the sequence number in the synthetic-work header (proto/hg_wire.h) and
+ * records latency against the send time kept on this side. Many flows are
+ * many sockets, each with its own source port.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "hg_wire.h"
+
+#define MAX_FLOWS    1024
+#define MAX_REQUESTS 20000000ull
+#define MAX_TYPES    HG_WORK_MAX_TYPES
+#define PAYLOAD_MAX  1472
+
+enum { R_UNSENT, R_SENT, R_DONE };
+
+struct req {
+	uint64_t tx_ns;
+	uint32_t lat_ns;
+	uint8_t type;
+	_Atomic uint8_t state;
+};
+
+struct rtype {
+	char name[24];
+	uint32_t service_ns;
+	double pct;
+};
+
+struct load {
+	struct sockaddr_in target;
+	char target_str[64];
+	double rate, duration;
+	unsigned flows, size;
+	long timeout_ms;
+	unsigned long seed;
+	int json;
+	char workload[256];
+	struct rtype type[MAX_TYPES];
+	unsigned n_types;
+	int fd[MAX_FLOWS];
+	struct req *req;
+	uint64_t n_req;
+	_Atomic uint64_t sent;
+	_Atomic int sending;
+	uint64_t send_errors, invalid;
+	uint64_t t_start, t_end;
+};
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void
+die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+static void
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("hgload: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+/* ---- workload ---- */
+
+static void
+add_type(struct load *l, const char *name, uint32_t ns, double pct)
+{
+	struct rtype *t;
+
+	if (l->n_types == MAX_TYPES)
+		die("at most %u request types", MAX_TYPES);
+	t = &l->type[l->n_types++];
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->service_ns = ns;
+	t->pct = pct;
+}
+
+static uint32_t
+parse_ns(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (end == s || *end || errno || v > 1000000000ul)
+		die("service time '%s' must be 0..1000000000 ns", s);
+	return (uint32_t)v;
+}
+
+/* Synergy Table II workloads, fixed:NS, or mix:NAME:NS:PCT,... */
+static void
+parse_workload(struct load *l, const char *spec)
+{
+	double total = 0;
+	unsigned i;
+
+	snprintf(l->workload, sizeof(l->workload), "%s", spec);
+	if (strcmp(spec, "high") == 0) {
+		add_type(l, "short", 1000, 50);
+		add_type(l, "long", 100000, 50);
+	} else if (strcmp(spec, "extreme") == 0) {
+		add_type(l, "short", 500, 99.5);
+		add_type(l, "long", 500000, 0.5);
+	} else if (strcmp(spec, "zippydb") == 0) {
+		add_type(l, "short1", 500, 78);
+		add_type(l, "short2", 2500, 19);
+		add_type(l, "long", 500000, 3);
+	} else if (strncmp(spec, "fixed:", 6) == 0) {
+		add_type(l, "fixed", parse_ns(spec + 6), 100);
+	} else if (strncmp(spec, "mix:", 4) == 0) {
+		char buf[256], *save = NULL, *item;
+
+		snprintf(buf, sizeof(buf), "%s", spec + 4);
+		for (item = strtok_r(buf, ",", &save); item;
+		     item = strtok_r(NULL, ",", &save)) {
+			char name[24], ns[16], pct[16], extra;
+
+			if (sscanf(item, "%23[^:]:%15[^:]:%15[^:]%c", name, ns, pct,
+				   &extra) != 3)
+				die("mix entry '%s' is not NAME:NS:PCT", item);
+			add_type(l, name, parse_ns(ns), atof(pct));
+		}
+	} else {
+		die("unknown workload '%s' (fixed:NS|high|extreme|zippydb|"
+		    "mix:NAME:NS:PCT,...)", spec);
+	}
+	for (i = 0; i < l->n_types; i++) {
+		if (!(l->type[i].pct > 0))
+			die("workload '%s': percentages must be > 0", spec);
+		total += l->type[i].pct;
+	}
+	if (fabs(total - 100.0) > 0.01)
+		die("workload '%s': percentages add up to %g, not 100", spec, total);
+}
+
+static unsigned
+pick_type(const struct load *l, double u)
+{
+	double acc = 0;
+	unsigned i;
+
+	for (i = 0; i + 1 < l->n_types; i++) {
+		acc += l->type[i].pct / 100.0;
+		if (u < acc)
+			return i;
+	}
+	return l->n_types - 1;
+}
+
+/* ---- sockets ---- */
+
+static void
+open_flows(struct load *l)
+{
+	unsigned i;
+	int buf = 1 << 20;
+
+	for (i = 0; i < l->flows; i++) {
+		l->fd[i] = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (l->fd[i] < 0)
+			die("socket: %s", strerror(errno));
+		setsockopt(l->fd[i], SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+		/* connect: the kernel picks a distinct source port per flow and
+		 * drops datagrams from anyone but the target */
+		if (connect(l->fd[i], (struct sockaddr *)&l->target,
+			    sizeof(l->target)) < 0)
+			die("connect %s: %s", l->target_str, strerror(errno));
+	}
+}
+
+/* ---- sender ---- */
+
+static void
+wait_until(uint64_t t)
+{
+	uint64_t now = now_ns();
+
+	/* sleep for the long gaps, spin for the last stretch to be on time */
+	if (t > now + 200000) {
+		struct timespec ts = { 0, (long)(t - now - 100000) };
+
+		nanosleep(&ts, NULL);
+	}
+	while (now_ns() < t)
+		;
+}
+
+static void *
+sender(void *arg)
+{
+	struct load *l = arg;
+	uint8_t payload[PAYLOAD_MAX] = { 0 };
+	struct hg_work_hdr *h = (void *)payload;
+	unsigned short xs[3] = { (unsigned short)l->seed,
+				 (unsigned short)(l->seed >> 16), 0x330e };
+	uint64_t seq, next = now_ns(), end;
+
+	l->t_start = next;
+	end = next + (uint64_t)(l->duration * 1e9);
+	for (seq = 0; seq < l->n_req; seq++) {
+		struct req *r = &l->req[seq];
+		unsigned t;
+
+		next += (uint64_t)(-log(1.0 - erand48(xs)) / l->rate * 1e9);
+		if (next >= end)
+			break;
+		wait_until(next);
+		t = pick_type(l, erand48(xs));
+		r->type = (uint8_t)t;
+		*h = (struct hg_work_hdr){
+			.magic = htonl(HG_WORK_MAGIC), .version = HG_WORK_VERSION,
+			.type = (uint8_t)t,
+			.service_ns = htonl(l->type[t].service_ns),
+			.seq = htobe64(seq),
+		};
+		r->tx_ns = now_ns();
+		h->tx_ns = htobe64(r->tx_ns);
+		/* published before sending: the reply may beat send()'s return */
+		atomic_store_explicit(&r->state, R_SENT, memory_order_release);
+		atomic_store_explicit(&l->sent, seq + 1, memory_order_release);
+		if (send(l->fd[seq % l->flows], payload, l->size, 0) < 0) {
+			uint8_t expect = R_SENT;
+
+			if (atomic_compare_exchange_strong(&r->state, &expect,
+							   R_UNSENT))
+				l->send_errors++;
+		}
+	}
+	l->t_end = now_ns();
+	atomic_store(&l->sending, 0);
+	return NULL;
+}
+
+/* ---- receiver ---- */
+
+static void
+take_reply(struct load *l, const uint8_t *buf, ssize_t n, uint64_t now)
+{
+	const struct hg_work_hdr *h = (const void *)buf;
+	uint64_t seq;
+	struct req *r;
+	uint8_t expect = R_SENT;
+
+	if (n < (ssize_t)sizeof(*h) || ntohl(h->magic) != HG_WORK_MAGIC) {
+		l->invalid++;
+		return;
+	}
+	seq = be64toh(h->seq);
+	if (seq >= atomic_load_explicit(&l->sent, memory_order_acquire)) {
+		l->invalid++;
+		return;
+	}
+	r = &l->req[seq];
+	if (!atomic_compare_exchange_strong(&r->state, &expect, R_DONE)) {
+		l->invalid++;	/* a duplicate, or never sent */
+		return;
+	}
+	r->lat_ns = (uint32_t)(now - r->tx_ns > UINT32_MAX ? UINT32_MAX
+							   : now - r->tx_ns);
+}
+
+static void
+receive(struct load *l)
+{
+	struct epoll_event ev[64];
+	uint8_t buf[2048];
+	uint64_t done = 0, deadline = 0;
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	unsigned i;
+
+	for (i = 0; i < l->flows; i++) {
+		struct epoll_event e = { .events = EPOLLIN, .data.u32 = i };
+
+		epoll_ctl(ep, EPOLL_CTL_ADD, l->fd[i], &e);
+	}
+	for (;;) {
+		int n = epoll_wait(ep, ev, 64, 10), k;
+
+		for (k = 0; k < n; k++) {
+			ssize_t r;
+
+			while ((r = recv(l->fd[ev[k].data.u32], buf, sizeof(buf), 0)) > 0) {
+				take_reply(l, buf, r, now_ns());
+				done++;
+			}
+		}
+		if (atomic_load(&l->sending))
+			continue;
+		/* sender finished: wait for stragglers up to the timeout */
+		if (deadline == 0)
+			deadline = now_ns() + (uint64_t)l->timeout_ms * 1000000u;
+		if (now_ns() >= deadline ||
+		    done - l->invalid >= atomic_load(&l->sent) - l->send_errors)
+			break;
+	}
+	close(ep);
+}
+
+/* ---- results ---- */
+
+struct summary {
+	uint64_t sent, received;
+	double p50, p99, p999, mean, max;	/* µs */
+	double slow999;				/* < 0: undefined */
+};
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double
+pct_u32(const uint32_t *v, size_t n, double p)
+{
+	return n ? v[(size_t)fmin((double)n - 1, ceil(p * (double)n) - 1)] / 1e3 : 0;
+}
+
+/* Exact percentiles from every sample: the sample count is bounded by
+ * rate x duration, and this is off the measured path. */
+static void
+summarize(const struct load *l, int type, struct summary *s, uint32_t *lat,
+	  double *slow)
+{
+	uint64_t i, n = atomic_load(&l->sent), k = 0, m = 0;
+	double sum = 0;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < n; i++) {
+		const struct req *r = &l->req[i];
+		uint8_t st = atomic_load(&r->state);
+
+		if (st == R_UNSENT || (type >= 0 && r->type != type))
+			continue;
+		s->sent++;
+		if (st != R_DONE)
+			continue;
+		lat[k++] = r->lat_ns;
+		sum += r->lat_ns;
+		if (l->type[r->type].service_ns > 0)
+			slow[m++] = (double)r->lat_ns / l->type[r->type].service_ns;
+	}
+	s->received = k;
+	qsort(lat, k, sizeof(*lat), cmp_u32);
+	qsort(slow, m, sizeof(*slow), cmp_double);
+	s->p50 = pct_u32(lat, k, 0.50);
+	s->p99 = pct_u32(lat, k, 0.99);
+	s->p999 = pct_u32(lat, k, 0.999);
+	s->mean = k ? sum / (double)k / 1e3 : 0;
+	s->max = k ? lat[k - 1] / 1e3 : 0;
+	s->slow999 = m ? slow[(size_t)fmin((double)m - 1, ceil(0.999 * m) - 1)] : -1;
+}
+
+static json_t *
+summary_json(const struct summary *s, double secs)
+{
+	return json_pack("{s:I, s:I, s:I, s:f, s:{s:f, s:f, s:f, s:f, s:f}, s:{s:o}}",
+		"sent", (json_int_t)s->sent, "received", (json_int_t)s->received,
+		"lost", (json_int_t)(s->sent - s->received),
+		"throughput_rps", secs > 0 ? s->received / secs : 0.0,
+		"latency_us", "p50", s->p50, "p99", s->p99, "p999", s->p999,
+		"mean", s->mean, "max", s->max,
+		"slowdown", "p999", s->slow999 < 0 ? json_null() : json_real(s->slow999));
+}
+
+static void
+print_row(const char *name, const struct summary *s, double secs)
+{
+	char slow[16] = "-";
+
+	if (s->slow999 >= 0)
+		snprintf(slow, sizeof(slow), "%.1f", s->slow999);
+	printf("%-10s %10lu %10lu %8lu %11.0f %9.1f %9.1f %9.1f %9s\n", name,
+	       (unsigned long)s->sent, (unsigned long)s->received,
+	       (unsigned long)(s->sent - s->received),
+	       secs > 0 ? s->received / secs : 0.0, s->p50, s->p99, s->p999, slow);
+}
+
+static void
+report(const struct load *l)
+{
+	uint64_t n = atomic_load(&l->sent);
+	uint32_t *lat = malloc((n + 1) * sizeof(*lat));
+	double *slow = malloc((n + 1) * sizeof(*slow));
+	double secs = (double)(l->t_end - l->t_start) / 1e9;
+	struct summary all, s;
+	unsigned t;
+
+	if (lat == NULL || slow == NULL)
+		die("out of memory");
+	summarize(l, -1, &all, lat, slow);
+	if (l->json) {
+		json_t *types = json_array(), *j;
+		char *out;
+
+		for (t = 0; t < l->n_types; t++) {
+			summarize(l, (int)t, &s, lat, slow);
+			j = summary_json(&s, secs);
+			json_object_set_new(j, "name", json_string(l->type[t].name));
+			json_object_set_new(j, "service_ns",
+					    json_integer(l->type[t].service_ns));
+			json_array_append_new(types, j);
+		}
+		j = summary_json(&all, secs);
+		json_object_update(j, json_pack("{s:s, s:f, s:f, s:i, s:i, s:s, s:I, "
+						"s:I, s:f, s:o}",
+			"target", l->target_str, "rate", l->rate,
+			"duration_s", l->duration, "flows", (int)l->flows,
+			"size", (int)l->size, "workload", l->workload,
+			"send_errors", (json_int_t)l->send_errors,
+			"invalid", (json_int_t)l->invalid, "elapsed_s", secs,
+			"types", types));
+		out = json_dumps(j, JSON_INDENT(2));
+		puts(out);
+		free(out);
+		json_decref(j);
+	} else {
+		printf("hgload %s: %.0f rps offered for %.1f s, %u flows, %u B, %s\n",
+		       l->target_str, l->rate, l->duration, l->flows, l->size,
+		       l->workload);
+		printf("%-10s %10s %10s %8s %11s %9s %9s %9s %9s\n", "type", "sent",
+		       "received", "lost", "rps", "p50 us", "p99 us", "p99.9 us",
+		       "slow99.9");
+		for (t = 0; l->n_types > 1 && t < l->n_types; t++) {
+			summarize(l, (int)t, &s, lat, slow);
+			print_row(l->type[t].name, &s, secs);
+		}
+		print_row("all", &all, secs);
+		if (l->send_errors || l->invalid)
+			printf("send errors %lu, invalid replies %lu\n",
+			       (unsigned long)l->send_errors,
+			       (unsigned long)l->invalid);
+	}
+	free(lat);
+	free(slow);
+}
+
+/* ---- arguments ---- */
+
+static void
+usage(int code)
+{
+	fprintf(code ? stderr : stdout,
+		"usage: hgload --target IP:PORT --rate RPS --duration S [--flows N]\n"
+		"              [--size BYTES] [--workload fixed:NS|high|extreme|zippydb|"
+		"mix:NAME:NS:PCT,...]\n"
+		"              [--timeout-ms MS] [--seed N] [--json]\n");
+	exit(code);
+}
+
+static double
+num(const char *flag, const char *v, double lo, double hi)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (end == v || *end || errno || !(d >= lo && d <= hi))
+		die("%s must be a number in [%g, %g], not '%s'", flag, lo, hi, v);
+	return d;
+}
+
+static void
+parse_target(struct load *l, const char *v)
+{
+	char ip[48];
+	unsigned port;
+	char extra;
+
+	if (sscanf(v, "%47[^:]:%u%c", ip, &port, &extra) != 2 || port == 0 ||
+	    port > 65535 || inet_pton(AF_INET, ip, &l->target.sin_addr) != 1)
+		die("--target must be IPv4:PORT, not '%s'", v);
+	l->target.sin_family = AF_INET;
+	l->target.sin_port = htons((uint16_t)port);
+	snprintf(l->target_str, sizeof(l->target_str), "%s", v);
+}
+
+static void
+parse_args(struct load *l, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "target", required_argument, NULL, 't' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "flows", required_argument, NULL, 'f' },
+		{ "size", required_argument, NULL, 's' },
+		{ "workload", required_argument, NULL, 'w' },
+		{ "timeout-ms", required_argument, NULL, 'T' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *workload = "fixed:0";
+	int c;
+
+	l->flows = 1;
+	l->size = 64;
+	l->timeout_ms = 1000;
+	l->seed = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 't': parse_target(l, optarg); break;
+		case 'r': l->rate = num("--rate", optarg, 1, 1e8); break;
+		case 'd': l->duration = num("--duration", optarg, 0.001, 3600); break;
+		case 'f': l->flows = (unsigned)num("--flows", optarg, 1, MAX_FLOWS); break;
+		case 's': l->size = (unsigned)num("--size", optarg,
+						  sizeof(struct hg_work_hdr),
+						  PAYLOAD_MAX); break;
+		case 'w': workload = optarg; break;
+		case 'T': l->timeout_ms = (long)num("--timeout-ms", optarg, 0, 60000); break;
+		case 'S': l->seed = (unsigned long)num("--seed", optarg, 0, 4e9); break;
+		case 'j': l->json = 1; break;
+		case 'h': usage(0); break;
+		default: usage(2);
+		}
+	}
+	if (optind < argc)
+		die("unexpected argument '%s'", argv[optind]);
+	if (l->target_str[0] == '\0' || l->rate == 0 || l->duration == 0)
+		usage(2);
+	parse_workload(l, workload);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct load l;
+	pthread_t tid;
+
+	parse_args(&l, argc, argv);
+	l.n_req = (uint64_t)ceil(l.rate * l.duration * 1.2) + 16;
+	if (l.n_req > MAX_REQUESTS)
+		die("rate x duration is too many requests (max %llu)", MAX_REQUESTS);
+	l.req = calloc(l.n_req, sizeof(*l.req));
+	if (l.req == NULL)
+		die("out of memory");
+	open_flows(&l);
+	atomic_store(&l.sending, 1);
+	if (pthread_create(&tid, NULL, sender, &l) != 0)
+		die("cannot start the sender thread");
+	receive(&l);
+	pthread_join(tid, NULL);
+	report(&l);
+	return 0;
+}
