@@ -99,10 +99,12 @@ $(BIN)/hg-echo: $(OBJ)/tools/hg_echo.o $(LIB)/libhgclient.a
 
 # ---- tests ----
 
+# the pure-logic pieces, linked without EAL
 UNIT_LINK := $(OBJ)/fastpath/parse.o $(OBJ)/fastpath/bufpart.o \
-	$(OBJ)/slowpath/config.o $(OBJ)/slowpath/arena.o $(PROTO_O)
+	$(OBJ)/fastpath/drops.o $(OBJ)/slowpath/config.o \
+	$(OBJ)/slowpath/arena.o $(OBJ)/slowpath/region.o $(PROTO_O)
 
-$(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(UNIT_LINK) $(OBJ)/tests/unit/names.o
+$(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(UNIT_LINK)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ -lcriterion $(DPDK_LIBS) $(EXT_LIBS)
 

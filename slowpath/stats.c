@@ -8,11 +8,6 @@
 #include "config.h"
 #include "stats.h"
 
-#define HG_NAME_ENTRY(name, str) str,
-const char *const hg_core_drop_names[HG_DROP_N] = { HG_CORE_DROPS(HG_NAME_ENTRY) };
-const char *const hg_tenant_drop_names[HG_TDROP_N] = { HG_TENANT_DROPS(HG_NAME_ENTRY) };
-#undef HG_NAME_ENTRY
-
 static void *
 new_msg(struct hg_arena *a, size_t n, const ProtobufCMessageDescriptor *desc)
 {

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The shared region as an app sees it, and what a hostile app can and
+ * cannot do to the daemon's view of it. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "../../slowpath/region.h"
+
+static struct hg_region r;
+static struct hg_tenant tn;
+static uint8_t *app;	/* a second mapping, as libhgclient makes */
+
+static void
+setup(void)
+{
+	char err[160];
+
+	cr_assert_eq(hg_region_create(&r, &tn, "t", 3, 2, err, sizeof(err)), 0,
+		     "%s", err);
+	app = mmap(NULL, r.size, PROT_READ | PROT_WRITE, MAP_SHARED, r.fd, 0);
+	cr_assert_neq(app, MAP_FAILED);
+}
+
+static void
+teardown(void)
+{
+	munmap(app, r.size);
+	hg_region_destroy(&r);
+}
+
+TestSuite(region, .init = setup, .fini = teardown);
+
+Test(region, header_describes_a_consistent_layout)
+{
+	const struct hg_region_hdr *h = (const void *)app;
+
+	cr_assert_eq(h->magic, HG_SHM_MAGIC);
+	cr_assert_eq(h->version, HG_SHM_VERSION);
+	cr_assert_eq(h->tenant_id, 3);
+	cr_assert_eq(h->n_cores, 2);
+	cr_assert_eq(h->region_size, r.size);
+	cr_assert_leq(h->buf_off + (uint64_t)h->n_bufs * h->buf_size, r.size);
+	cr_assert_eq(hg_bufs_per_core(h), HG_N_BUFS / 2);
+	cr_assert_eq(hg_buf_core(h, HG_N_BUFS / 2), 1);
+	cr_assert_eq(hg_buf_core(h, HG_N_BUFS / 2 - 1), 0);
+}
+
+Test(region, rings_are_shared_between_the_two_views)
+{
+	struct rte_ring *ar = (void *)(app + hg_ring_offset(tn.hdr, 5, 1, HG_RING_TX));
+	struct hg_desc d = { .buf = 17, .len = 99 }, out;
+
+	cr_assert_eq(rte_ring_sp_enqueue_elem(ar, &d, sizeof(d)), 0);
+	cr_assert_eq(rte_ring_sc_dequeue_elem(tn.ring[5][1][HG_RING_TX], &out,
+					      sizeof(out)), 0);
+	cr_assert_eq(out.buf, 17);
+	cr_assert_eq(out.len, 99);
+}
+
+Test(region, app_cannot_change_the_daemons_ring_geometry)
+{
+	struct rte_ring *ar = (void *)(app + hg_ring_offset(tn.hdr, 0, 0, HG_RING_RX));
+	struct rte_ring *dr = tn.ring[0][0][HG_RING_RX];
+	uint8_t *next = app + hg_ring_offset(tn.hdr, 0, 0, HG_RING_TX) -
+			(HG_PAGE_SIZE - HG_RING_GEOM_BYTES);
+	size_t rest = r.size - (size_t)(next - app);
+	uint8_t *snap = malloc(rest);
+	struct hg_desc d = { .buf = 1 };
+	unsigned i;
+
+	memcpy(snap, next, rest);
+	ar->mask = 0xffffffff;
+	ar->size = 0x80000000;
+	ar->capacity = 0x7fffffff;
+	cr_assert_eq(dr->mask, HG_RING_SIZE - 1);
+	cr_assert_eq(dr->capacity, HG_RING_SIZE - 1);
+	/* corrupt head/tail words make the ring look empty forever, but
+	 * every element still lands inside this ring's own slots */
+	ar->cons.tail = ar->cons.head = 0x12345;
+	for (i = 0; i < 4 * HG_RING_SIZE; i++)
+		rte_ring_sp_enqueue_elem(dr, &d, sizeof(d));
+	cr_assert_eq(memcmp(snap, next, rest), 0,
+		     "the daemon wrote outside the ring");
+	free(snap);
+}
