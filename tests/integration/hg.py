@@ -1,0 +1,176 @@
+"""Helpers for the integration tests: the test network of DESIGN §10, the
+daemon, hgctl, and sockets that live inside the test namespace.
+
+Every resource made here is registered for cleanup, so a failing test
+still removes its namespace, interfaces and processes."""
+import ctypes
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.join(ROOT, os.environ.get("HG_BUILD", "build"))
+BIN = os.path.join(BUILD, "bin")
+DAEMON_IP = "198.18.0.1"
+PEER_IP = "198.18.0.2"
+
+_libc = ctypes.CDLL("libc.so.6", use_errno=True)
+CLONE_NEWNET = 0x40000000
+
+
+def run(*cmd, check=True, **kw):
+    return subprocess.run(cmd, check=check, capture_output=True, text=True, **kw)
+
+
+class Netns:
+    """A namespace with one end of a veth pair; the other end (no address)
+    is for the daemon's net_af_packet."""
+
+    def __init__(self, tag):
+        self.ns = f"hgt{tag}"
+        self.host_if = f"hg{tag}a"
+        self.peer_if = f"hg{tag}b"
+        self.close()
+        run("ip", "netns", "add", self.ns)
+        run("ip", "link", "add", self.host_if, "type", "veth", "peer", "name", self.peer_if)
+        run("ip", "link", "set", self.peer_if, "netns", self.ns)
+        run("ip", "link", "set", self.host_if, "up")
+        # the daemon answers IPv4 only; keep the link quiet otherwise
+        run("sysctl", "-qw", f"net.ipv6.conf.{self.host_if}.disable_ipv6=1", check=False)
+        run("ip", "-n", self.ns, "addr", "add", f"{PEER_IP}/24", "dev", self.peer_if)
+        run("ip", "-n", self.ns, "link", "set", self.peer_if, "up")
+        run("ip", "-n", self.ns, "link", "set", "lo", "up")
+        run("ip", "netns", "exec", self.ns, "ethtool", "-K", self.peer_if,
+            "tx", "off", "tso", "off", "gso", "off")
+        self.mac = open(f"/sys/class/net/{self.host_if}/address").read().strip()
+
+    def close(self):
+        run("ip", "netns", "del", self.ns, check=False)
+        run("ip", "link", "del", self.host_if, check=False)
+
+    def exec(self, *cmd, **kw):
+        return run("ip", "netns", "exec", self.ns, *cmd, **kw)
+
+    def popen(self, *cmd, **kw):
+        return subprocess.Popen(["ip", "netns", "exec", self.ns, *cmd], **kw)
+
+    def socket(self, family=socket.AF_INET, type_=socket.SOCK_DGRAM, proto=0):
+        """A socket created inside the namespace (setns on this thread only)."""
+        here = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
+        there = os.open(f"/var/run/netns/{self.ns}", os.O_RDONLY)
+        try:
+            if _libc.setns(there, CLONE_NEWNET) != 0:
+                raise OSError(ctypes.get_errno(), "setns")
+            return socket.socket(family, type_, proto)
+        finally:
+            _libc.setns(here, CLONE_NEWNET)
+            os.close(here)
+            os.close(there)
+
+
+class Daemon:
+    def __init__(self, tag, vdev, fp_cores=1, extra=()):
+        self.ctl = f"/tmp/hgt{tag}.sock"
+        self.prefix = f"hgt{tag}"
+        self.log = open(f"/tmp/hgt{tag}.log", "w")
+        lcores = f"0-{fp_cores}" if fp_cores < os.cpu_count() else f"(0-{fp_cores})@0"
+        cmd = [os.path.join(BIN, "hourglassd"), "--no-huge", "-m", "512", "--no-pci",
+               "--file-prefix", self.prefix, "--lcores", lcores, f"--vdev={vdev}",
+               "--", "--ip", f"{DAEMON_IP}/24", "--ctl", self.ctl, "--idle", "sleep",
+               "--fp-cores", str(fp_cores), *extra]
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 20
+        while not os.path.exists(self.ctl):
+            if self.proc.poll() is not None or time.time() > deadline:
+                self.stop()
+                raise RuntimeError("hourglassd did not start:\n" + self.logtext())
+            time.sleep(0.05)
+
+    def logtext(self):
+        return open(self.log.name).read()
+
+    def hgctl(self, *args, check=True):
+        r = run(os.path.join(BIN, "hgctl"), "--ctl", self.ctl, *args, check=False)
+        if check and r.returncode != 0:
+            raise AssertionError(f"hgctl {' '.join(args)}: {r.stderr}")
+        return r
+
+    def stats(self, tenant=None):
+        args = ["stats", "--json"] + (["--tenant", tenant] if tenant else [])
+        return json.loads(self.hgctl(*args).stdout)
+
+    def tenant_stats(self, name):
+        return self.stats(name)["tenants"][0]
+
+    def core_drops(self):
+        out = {}
+        for c in self.stats()["cores"]:
+            for k, v in c["drops"].items():
+                out[k] = out.get(k, 0) + v
+        return out
+
+    def tenants(self):
+        return {t["name"]: t for t in json.loads(self.hgctl("tenant", "list", "--json").stdout)["tenants"]}
+
+    def echo(self, tenant, port, threads=1):
+        return Echo(self, tenant, port, threads)
+
+    def stop(self, sig=signal.SIGTERM, timeout=15):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        return self.proc.returncode
+
+
+class Echo:
+    def __init__(self, daemon, tenant, port, threads=1):
+        self.proc = subprocess.Popen(
+            [os.path.join(BIN, "hg-echo"), "--ctl", daemon.ctl, "--tenant", tenant,
+             "--port", str(port), "--threads", str(threads)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        line = self.proc.stdout.readline()
+        if "ready" not in line:
+            self.proc.kill()
+            raise RuntimeError(f"hg-echo did not start: {line}{self.proc.stdout.read()}")
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+
+def udp_roundtrip(sock, port, payload, tries=3, timeout=1.0):
+    """Sends payload to the daemon's port; returns the reply or None."""
+    sock.settimeout(timeout)
+    for _ in range(tries):
+        sock.sendto(payload, (DAEMON_IP, port))
+        try:
+            while True:
+                data, src = sock.recvfrom(4096)
+                if src == (DAEMON_IP, port):
+                    return data
+        except socket.timeout:
+            continue
+    return None
+
+
+def wait_for(pred, timeout=10.0, step=0.05):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if pred():
+            return True
+        time.sleep(step)
+    return pred()

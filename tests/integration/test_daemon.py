@@ -1,0 +1,73 @@
+"""Daemon lifecycle: signals, the tap PMD, telemetry, more than one core."""
+import json
+import os
+import signal
+import socket
+
+import pytest
+
+from hg import DAEMON_IP, Daemon, run, udp_roundtrip, wait_for
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_exits_zero_and_removes_the_socket(net, sig):
+    d = Daemon(net.ns[3:] + "s", f"net_af_packet0,iface={net.host_if}")
+    d.hgctl("tenant", "add", "x", "--ports", "8000-8001")
+    e = d.echo("x", 8000)
+    assert d.stop(sig) == 0, d.logtext()
+    assert not os.path.exists(d.ctl)
+    e.stop()
+
+
+def test_telemetry_views(net):
+    d = Daemon(net.ns[3:] + "t", f"net_af_packet0,iface={net.host_if}")
+    try:
+        d.hgctl("tenant", "add", "tele", "--ports", "8100-8100", "--weight", "2")
+        path = f"/var/run/dpdk/{d.prefix}/dpdk_telemetry.v2"
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.connect(path)
+        json.loads(s.recv(16384))
+        s.send(b"/hourglass/tenants")
+        reply = json.loads(s.recv(65536))
+        assert reply["/hourglass/tenants"]["tele"]["weight_milli"] == 2000
+        s.send(b"/hourglass/stats")
+        assert "tele" in json.loads(s.recv(65536))["/hourglass/stats"]
+        s.close()
+    finally:
+        assert d.stop() == 0
+
+
+def test_tap_pmd_answers_ping(net):
+    tap = f"hgtap{net.ns[3:]}"[:15]
+    d = Daemon(net.ns[3:] + "p", f"net_tap0,iface={tap}")
+    try:
+        # the tap device appears in our namespace; move it to a fresh one
+        ns = f"{net.ns}p"
+        run("ip", "netns", "add", ns)
+        try:
+            run("ip", "link", "set", tap, "netns", ns)
+            run("ip", "-n", ns, "addr", "add", "198.18.0.2/24", "dev", tap)
+            run("ip", "-n", ns, "link", "set", tap, "up")
+            r = run("ip", "netns", "exec", ns, "ping", "-c", "2", "-W", "2", DAEMON_IP, check=False)
+            assert r.returncode == 0, r.stdout + d.logtext()
+        finally:
+            run("ip", "netns", "del", ns, check=False)
+    finally:
+        assert d.stop() == 0
+
+
+def test_two_fast_path_cores(net, cleanup):
+    d = Daemon(net.ns[3:] + "m", f"net_af_packet0,iface={net.host_if},qpairs=2", fp_cores=2)
+    cleanup.append(d)
+    d.hgctl("tenant", "add", "multi", "--ports", "8200-8200")
+    cleanup.append(d.echo("multi", 8200, threads=2))
+    socks = [net.socket() for _ in range(16)]
+    for i, s in enumerate(socks):
+        assert udp_roundtrip(s, 8200, b"flow%d" % i) == b"flow%d" % i
+        s.close()
+    assert len(d.tenant_stats("multi")["cores"]) == 2
+
+
+def test_fp_cores_beyond_the_port_queues_is_a_clear_error(net):
+    with pytest.raises(RuntimeError, match="qpairs=2"):
+        Daemon(net.ns[3:] + "q", f"net_af_packet0,iface={net.host_if}", fp_cores=2)
