@@ -115,8 +115,8 @@ class Daemon:
     def tenants(self):
         return {t["name"]: t for t in json.loads(self.hgctl("tenant", "list", "--json").stdout)["tenants"]}
 
-    def echo(self, tenant, port, threads=1):
-        return Echo(self, tenant, port, threads)
+    def echo(self, tenant, port, threads=1, cpus=None):
+        return Echo(self, tenant, port, threads, cpus)
 
     def stop(self, sig=signal.SIGTERM, timeout=15):
         if self.proc.poll() is None:
@@ -131,9 +131,10 @@ class Daemon:
 
 
 class Echo:
-    def __init__(self, daemon, tenant, port, threads=1):
+    def __init__(self, daemon, tenant, port, threads=1, cpus=None):
+        pin = ["taskset", "-c", cpus] if cpus else []
         self.proc = subprocess.Popen(
-            [os.path.join(BIN, "hg-echo"), "--ctl", daemon.ctl, "--tenant", tenant,
+            [*pin, os.path.join(BIN, "hg-echo"), "--ctl", daemon.ctl, "--tenant", tenant,
              "--port", str(port), "--threads", str(threads)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         line = self.proc.stdout.readline()
