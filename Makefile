@@ -21,6 +21,15 @@ CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE -DALLOW_EXPERIMENTAL_API -O2 -g -Wall -W
 CFLAGS  := $(CFLAGS_COMMON) $(EXTRA_CFLAGS)
 LDFLAGS := $(SANFLAGS)
 
+# `make V=1` shows the commands
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-7s %s\n' $(1) $(2)
+endif
+
 BIN := $(BUILD)/bin
 LIB := $(BUILD)/lib
 OBJ := $(BUILD)/obj
@@ -54,48 +63,59 @@ deps:
 
 $(GEN)/hgctl.pb-c.c $(GEN)/hgctl.pb-c.h: proto/hgctl.proto
 	@mkdir -p $(GEN)
-	protoc-c --c_out=$(GEN) -Iproto $<
+	$(call say,PROTOC,$<)
+	$(Q)protoc-c --c_out=$(GEN) -Iproto $<
 
 # generated code is not ours to lint
 $(OBJ)/gen/%.o: $(GEN)/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wno-unused-parameter -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS) -Wno-unused-parameter -c $< -o $@
 $(OBJ)/pic/gen/%.o: $(GEN)/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -Wno-unused-parameter -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -Wno-unused-parameter -c $< -o $@
 
 $(OBJ)/%.o: %.c $(GEN)/hgctl.pb-c.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 $(OBJ)/pic/%.o: %.c $(GEN)/hgctl.pb-c.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
 
 $(BIN)/hourglassd: $(FASTPATH_O) $(SLOWPATH_O) $(PROTO_O)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ -o $@ $(DPDK_LIBS) $(EXT_LIBS)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(DPDK_LIBS) $(EXT_LIBS)
 
 $(LIB)/libhgclient.a: $(CLIENT_O)
 	@mkdir -p $(dir $@)
-	$(AR) rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)$(AR) rcs $@ $^
 
 # only the functions of hourglass.h are exported
 $(LIB)/libhgclient.so: $(CLIENT_O)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,libhgclient.so.1 $^ -o $@ \
+	$(call say,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libhgclient.so.1 $^ -o $@ \
 		-lprotobuf-c -lpthread
 
 $(BIN)/hgctl: $(OBJ)/tools/hgctl.o $(PROTO_O)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ -o $@ -lprotobuf-c -ljansson
+	$(call say,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lprotobuf-c -ljansson
 
 $(BIN)/hgload: $(OBJ)/tools/hgload.o
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ -o $@ -ljansson -lpthread -lm
+	$(call say,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -ljansson -lpthread -lm
 
 $(BIN)/hg-echo: $(OBJ)/tools/hg_echo.o $(LIB)/libhgclient.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ -o $@ -lprotobuf-c -lpthread
+	$(call say,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lprotobuf-c -lpthread
 
 # ---- tests ----
 
@@ -106,7 +126,8 @@ UNIT_LINK := $(OBJ)/fastpath/parse.o $(OBJ)/fastpath/bufpart.o \
 
 $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(UNIT_LINK)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ -o $@ -lcriterion $(DPDK_LIBS) $(EXT_LIBS)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lcriterion $(DPDK_LIBS) $(EXT_LIBS)
 
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done

@@ -22,7 +22,8 @@ def net(request):
 def daemon(net):
     d = Daemon(net.ns[3:], f"net_af_packet0,iface={net.host_if}")
     yield d
-    d.stop()
+    assert d.stop() == 0, d.logtext()
+    assert "Sanitizer" not in d.logtext() and "runtime error" not in d.logtext()
 
 
 @pytest.fixture
