@@ -24,7 +24,7 @@
 #include "../proto/hg_shm.h"
 #include "bufpart.h"
 
-#define HG_MAX_TENANTS  32u
+#define HG_MAX_TENANTS  32u	/* one bit each in the 32-bit masks below */
 #define HG_BATCH        32u
 #define HG_PEND_SIZE    256u	/* validated TX descriptors per tenant and core */
 #define HG_NAME_MAX     32u
@@ -129,6 +129,7 @@ struct hg_fp_core {
 	uint64_t rx_pkts, tx_pkts;
 	uint64_t drops[HG_DROP_N];
 	uint32_t sched_rr;		/* next tenant SCHED looks at */
+	uint32_t pend_mask;		/* tenants with pending TX work here */
 	uint16_t ip_id;
 	struct hg_fp_tenant t[HG_MAX_TENANTS];
 } __rte_cache_aligned;
@@ -149,6 +150,7 @@ struct hg_dp {
 	volatile int quit;
 	struct hg_live live;
 	uint32_t tstate[HG_MAX_TENANTS];	/* enum hg_tenant_state, atomic */
+	uint32_t active_mask;		/* bit t set while tenant t is ACTIVE */
 	uint64_t *neigh;		/* MAC | 1<<63 per on-link host, atomic */
 	struct hg_fp_core *core;	/* n_cores entries */
 	struct hg_tenant tenant[HG_MAX_TENANTS];

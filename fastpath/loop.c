@@ -44,8 +44,10 @@ run_commands(struct hg_fp_core *c)
 
 		if (cmd[i].op == HG_CMD_RECLAIM_APP)
 			hg_bufpart_reclaim(&ft->bufs, cmd[i].app + 1);
-		else if (cmd[i].op == HG_CMD_RELEASE_TENANT)
+		else if (cmd[i].op == HG_CMD_RELEASE_TENANT) {
 			release_tenant(ft);
+			c->pend_mask &= ~(1u << (cmd[i].tenant % HG_MAX_TENANTS));
+		}
 	}
 	if (n > 0)
 		__atomic_fetch_add(&c->cmd_done, n, __ATOMIC_RELEASE);

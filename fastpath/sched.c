@@ -92,22 +92,28 @@ unsigned
 hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c)
 {
 	unsigned i, t, n, sent = 0;
-	uint64_t t0 = rte_rdtsc(), t1;
+	uint64_t t0, t1;
 
-	for (i = 0; i < HG_MAX_TENANTS && sent < HG_BATCH; i++) {
+	for (i = 0; i < HG_MAX_TENANTS && c->pend_mask != 0 && sent < HG_BATCH; i++) {
 		struct hg_fp_tenant *ft;
 
 		t = (c->sched_rr + i) % HG_MAX_TENANTS;
-		ft = &c->t[t];
-		if (ft->pend_head == ft->pend_tail ||
-		    __atomic_load_n(&dp->tstate[t], __ATOMIC_ACQUIRE) !=
-			    HG_TENANT_ACTIVE)
+		if (!(c->pend_mask & (1u << t)))
 			continue;
+		ft = &c->t[t];
+		t0 = rte_rdtsc();
+		if (__atomic_load_n(&dp->tstate[t], __ATOMIC_ACQUIRE) !=
+		    HG_TENANT_ACTIVE) {
+			/* dying: the RELEASE command drops its queue */
+			c->pend_mask &= ~(1u << t);
+			continue;
+		}
 		n = sched_tenant(dp, c, &dp->tenant[t], ft, HG_BATCH - sent);
+		if (ft->pend_head == ft->pend_tail)
+			c->pend_mask &= ~(1u << t);
 		t1 = rte_rdtsc();
 		ft->cycles[HG_PT_SCHED] += t1 - t0;
 		ft->pkts[HG_PT_SCHED] += n;
-		t0 = t1;
 		sent += n;
 		c->sched_rr = t + 1;
 	}

@@ -84,14 +84,18 @@ tx_tenant(struct hg_dp *dp, struct hg_fp_core *c, struct hg_tenant *tn,
 unsigned
 hg_fp_tx(struct hg_dp *dp, struct hg_fp_core *c)
 {
+	uint32_t mask = __atomic_load_n(&dp->active_mask, __ATOMIC_ACQUIRE);
 	unsigned t, n, work = 0;
 	uint64_t t0 = rte_rdtsc(), t1;
 
-	for (t = 0; t < HG_MAX_TENANTS; t++) {
+	for (; mask != 0; mask &= mask - 1) {
+		t = (unsigned)__builtin_ctz(mask);
 		if (__atomic_load_n(&dp->tstate[t], __ATOMIC_ACQUIRE) !=
 		    HG_TENANT_ACTIVE)
 			continue;
 		n = tx_tenant(dp, c, &dp->tenant[t], &c->t[t]);
+		if (c->t[t].pend_tail != c->t[t].pend_head)
+			c->pend_mask |= 1u << t;
 		t1 = rte_rdtsc();
 		/* an empty poll is nobody's work */
 		if (n > 0)

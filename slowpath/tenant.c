@@ -225,6 +225,7 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 					 HG_PORT_ENTRY(slot, -1), __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&reg->dp->tstate[slot], HG_TENANT_ACTIVE, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&reg->dp->active_mask, 1u << slot, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&reg->lock);
 	HG_LOG(INFO, "tenant %s added (slot %d, weight %g, cap %lu)", name, slot,
 	       t->weight, (unsigned long)t->cap);
@@ -281,6 +282,7 @@ hg_tenant_del(struct hg_registry *reg, const char *name, char *err)
 		for (p = tn->port_lo; p <= tn->port_hi; p++)
 			__atomic_store_n(&reg->dp->port_map[p], 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&reg->dp->tstate[slot], HG_TENANT_DYING, __ATOMIC_RELEASE);
+	__atomic_fetch_and(&reg->dp->active_mask, ~(1u << slot), __ATOMIC_RELEASE);
 	t->releasing = 1;
 	send_cmd(reg, (struct hg_cmd){ .op = HG_CMD_RELEASE_TENANT,
 				       .tenant = (uint8_t)slot }, t->target);
