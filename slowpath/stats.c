@@ -199,33 +199,42 @@ tel_counters(struct rte_tel_data *d, const char *key, Hg__Counter **c, size_t n)
 	rte_tel_data_add_dict_container(d, key, x, 0);
 }
 
+/* One tenant, summed over cores: cycles and packets per point, drops. */
 static void
 tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
 {
-	struct rte_tel_data *x = rte_tel_data_alloc();
-	uint64_t v[3][2] = { { 0 } };
-	size_t c;
+	static const char *const key[3][2] = {
+		{ "rx_cycles", "rx_packets" }, { "tx_cycles", "tx_packets" },
+		{ "sched_cycles", "sched_packets" } };
+	struct rte_tel_data *x = rte_tel_data_alloc(), *dr = rte_tel_data_alloc();
+	uint64_t v[3][2] = { { 0 } }, drops[HG_TDROP_N] = { 0 };
+	size_t c, i;
 
-	if (x == NULL)
+	if (x == NULL || dr == NULL) {
+		rte_tel_data_free(x);
+		rte_tel_data_free(dr);
 		return;
-	rte_tel_data_start_dict(x);
-	for (c = 0; c < ts->n_cores; c++) {
-		v[0][0] += ts->cores[c]->rx->cycles;
-		v[0][1] += ts->cores[c]->rx->packets;
-		v[1][0] += ts->cores[c]->tx->cycles;
-		v[1][1] += ts->cores[c]->tx->packets;
-		v[2][0] += ts->cores[c]->sched->cycles;
-		v[2][1] += ts->cores[c]->sched->packets;
 	}
-	rte_tel_data_add_dict_u64(x, "rx_cycles", v[0][0]);
-	rte_tel_data_add_dict_u64(x, "rx_packets", v[0][1]);
-	rte_tel_data_add_dict_u64(x, "tx_cycles", v[1][0]);
-	rte_tel_data_add_dict_u64(x, "tx_packets", v[1][1]);
-	rte_tel_data_add_dict_u64(x, "sched_cycles", v[2][0]);
-	rte_tel_data_add_dict_u64(x, "sched_packets", v[2][1]);
-	if (ts->n_cores > 0)
-		tel_counters(x, "drops_core0", ts->cores[0]->drops,
-			     ts->cores[0]->n_drops);
+	for (c = 0; c < ts->n_cores; c++) {
+		const Hg__PointStats *p[3] = { ts->cores[c]->rx, ts->cores[c]->tx,
+					       ts->cores[c]->sched };
+
+		for (i = 0; i < 3; i++) {
+			v[i][0] += p[i]->cycles;
+			v[i][1] += p[i]->packets;
+		}
+		for (i = 0; i < ts->cores[c]->n_drops && i < HG_TDROP_N; i++)
+			drops[i] += ts->cores[c]->drops[i]->value;
+	}
+	rte_tel_data_start_dict(x);
+	for (i = 0; i < 3; i++) {
+		rte_tel_data_add_dict_u64(x, key[i][0], v[i][0]);
+		rte_tel_data_add_dict_u64(x, key[i][1], v[i][1]);
+	}
+	rte_tel_data_start_dict(dr);
+	for (i = 0; i < HG_TDROP_N; i++)
+		rte_tel_data_add_dict_u64(dr, hg_tenant_drop_names[i], drops[i]);
+	rte_tel_data_add_dict_container(x, "drops", dr, 0);
 	rte_tel_data_add_dict_container(d, ts->name, x, 0);
 }
 

@@ -17,6 +17,7 @@
 
 #include "hg_wire.h"
 #include "hourglass.h"
+#include "util.h"
 
 #define MAX_THREADS 16
 #define SEND_RETRIES 100000
@@ -37,22 +38,13 @@ on_signal(int sig)
 	stop = 1;
 }
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Burns CPU for the requested service time, as a request handler would. */
 static void
 spin_ns(uint64_t ns)
 {
-	uint64_t end = now_ns() + ns;
+	uint64_t end = hg_now_ns() + ns;
 
-	while (now_ns() < end)
+	while (hg_now_ns() < end)
 		;
 }
 

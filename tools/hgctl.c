@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "ctl_frame.h"
+#include "util.h"
 
 enum { O_WEIGHT = 1, O_CAP = 2, O_PORTS = 4, O_TENANT = 8 };
 
@@ -38,21 +39,7 @@ struct cmd {
 	int (*print)(const Hg__Response *rsp, const struct opts *o);
 };
 
-static void
-die_usage(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-
-static void
-die_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("hgctl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (see hgctl --help)\n", stderr);
-	exit(2);
-}
+#define die_usage(...) hg_die(2, "hgctl", " (see hgctl --help)", __VA_ARGS__)
 
 /* ---- request builders; each body lives in static storage ---- */
 

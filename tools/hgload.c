@@ -25,6 +25,7 @@
 #include <jansson.h>
 
 #include "hg_wire.h"
+#include "util.h"
 
 #define MAX_FLOWS    1024
 #define MAX_REQUESTS 20000000ull
@@ -66,30 +67,8 @@ struct load {
 	uint64_t t_start, t_end;
 };
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void
-die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-
-static void
-die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("hgload: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
+#define die(...) hg_die(2, "hgload", "", __VA_ARGS__)
+#define now_ns hg_now_ns
 
 /* ---- workload ---- */
 

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Small helpers shared by the command-line tools. */
+#ifndef HG_TOOLS_UTIL_H
+#define HG_TOOLS_UTIL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static inline uint64_t
+hg_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* "prog: message[suffix]" on stderr, then exit(code). */
+static inline void __attribute__((noreturn, format(printf, 4, 5)))
+hg_die(int code, const char *prog, const char *suffix, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s\n", suffix);
+	exit(code);
+}
+
+#endif /* HG_TOOLS_UTIL_H */
