@@ -72,3 +72,20 @@ def test_two_fast_path_cores(net, cleanup):
 def test_fp_cores_beyond_the_port_queues_is_a_clear_error(net):
     with pytest.raises(RuntimeError, match="qpairs=2"):
         Daemon(net.ns[3:] + "q", f"net_af_packet0,iface={net.host_if}", fp_cores=2)
+
+
+def test_config_file_with_flags_winning(net, tmp_path):
+    cfg = tmp_path / "hg.conf"
+    cfg.write_text("# settings\nboost 0.7\nrefill-ns = 2000\nidle poll\n")
+    d = Daemon(net.ns[3:] + "c", f"net_af_packet0,iface={net.host_if}",
+               extra=("--config", str(cfg)))
+    try:
+        got = json.loads(d.hgctl("config", "get", "--json").stdout)
+        assert got["boost"] == "0.7" and got["refill-ns"] == "2000"
+        assert got["idle"] == "sleep", "the --idle flag beats the file"
+    finally:
+        assert d.stop() == 0
+    cfg.write_text("boost 9\n")
+    with pytest.raises(RuntimeError, match=r"hg.conf:1: boost must be"):
+        Daemon(net.ns[3:] + "c", f"net_af_packet0,iface={net.host_if}",
+               extra=("--config", str(cfg)))

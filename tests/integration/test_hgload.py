@@ -1,0 +1,45 @@
+"""hgload against hg-echo: the JSON it promises, per request type."""
+import json
+import os
+
+from hg import BIN, DAEMON_IP
+
+
+def hgload(net, *args, check=True):
+    return net.exec(os.path.join(BIN, "hgload"), *args, check=check)
+
+
+def test_mixed_workload_json(net, daemon, cleanup):
+    daemon.hgctl("tenant", "add", "load", "--ports", "7950-7950")
+    cleanup.append(daemon.echo("load", 7950, threads=2))
+    r = hgload(net, "--target", f"{DAEMON_IP}:7950", "--rate", "400", "--duration", "1",
+               "--flows", "8", "--size", "100", "--workload", "mix:slow:200000:50,fast:0:50",
+               "--json")
+    out = json.loads(r.stdout)
+    assert out["sent"] > 300 and out["lost"] == 0 and out["received"] == out["sent"]
+    assert out["invalid"] == 0 and out["send_errors"] == 0
+    slow, fast = out["types"]
+    assert (slow["name"], slow["service_ns"], fast["name"]) == ("slow", 200000, "fast")
+    assert slow["sent"] + fast["sent"] == out["sent"]
+    assert slow["latency_us"]["p50"] >= 200, "served after 200 us of work"
+    assert slow["slowdown"]["p999"] >= 1.0 and fast["slowdown"]["p999"] is None
+    assert 0 < out["latency_us"]["p50"] <= out["latency_us"]["p99"] <= out["latency_us"]["p999"]
+    human = hgload(net, "--target", f"{DAEMON_IP}:7950", "--rate", "200", "--duration",
+                   "0.3", "--workload", "high").stdout
+    assert "short" in human and "long" in human and "p99.9 us" in human
+
+
+def test_bad_arguments_are_one_line(net):
+    for args, has in [
+        (("--target", "198.18.0.1", "--rate", "1", "--duration", "1"), "--target"),
+        (("--target", f"{DAEMON_IP}:9", "--rate", "0", "--duration", "1"), "--rate"),
+        (("--target", f"{DAEMON_IP}:9", "--rate", "1", "--duration", "1",
+          "--workload", "mix:a:1:60,b:1:30"), "add up to 90"),
+        (("--target", f"{DAEMON_IP}:9", "--rate", "1", "--duration", "1",
+          "--workload", "bursty"), "unknown workload"),
+        (("--target", f"{DAEMON_IP}:9", "--rate", "1", "--duration", "1",
+          "--size", "8"), "--size"),
+    ]:
+        r = hgload(net, *args, check=False)
+        assert r.returncode == 2, args
+        assert r.stderr.count("\n") == 1 and has in r.stderr, r.stderr
