@@ -22,6 +22,7 @@
 #include <rte_ring.h>
 
 #include "../proto/hg_shm.h"
+#include "budget.h"
 #include "bufpart.h"
 
 #define HG_MAX_TENANTS  32u	/* one bit each in the 32-bit masks below */
@@ -58,7 +59,8 @@ enum hg_point { HG_PT_RX, HG_PT_TX, HG_PT_SCHED, HG_PT_N };
 	X(BAD_DESC, "bad_descriptor")         \
 	X(NO_NEIGH, "no_neighbor")            \
 	X(NIC_FULL, "nic_tx_full")            \
-	X(NO_MBUF, "no_mbuf")
+	X(NO_MBUF, "no_mbuf")                 \
+	X(OVER_BUDGET, "rx_over_budget")
 
 #define HG_ENUM_ENTRY(name, str) HG_DROP_##name,
 enum hg_core_drop { HG_CORE_DROPS(HG_ENUM_ENTRY) HG_DROP_N };
@@ -101,9 +103,12 @@ struct hg_tenant {
 
 /* A tenant's work on one core, written only by that core. */
 struct hg_fp_tenant {
+	struct hg_budget bud;
 	uint64_t cycles[HG_PT_N];
 	uint64_t nic_cycles[HG_PT_N];	/* part of cycles spent in the PMD */
 	uint64_t pkts[HG_PT_N];
+	uint64_t throttles[HG_PT_N];	/* passed over with work, out of budget */
+	uint64_t unfunded[HG_PT_N];	/* batches run out of budget (slack) */
 	uint64_t drops[HG_TDROP_N];
 	struct hg_bufpart bufs;
 	uint32_t pend_head, pend_tail;	/* FIFO of validated SEND descriptors */
@@ -129,6 +134,7 @@ struct hg_fp_core {
 	uint64_t rx_pkts, tx_pkts;
 	uint64_t drops[HG_DROP_N];
 	uint32_t sched_rr;		/* next tenant SCHED looks at */
+	uint32_t tx_rr;			/* first tenant TX polls */
 	uint32_t pend_mask;		/* tenants with pending TX work here */
 	uint16_t ip_id;
 	struct hg_fp_tenant t[HG_MAX_TENANTS];
@@ -137,7 +143,8 @@ struct hg_fp_core {
 /* Settings the fast path reads live (written by the slow path). */
 struct hg_live {
 	uint32_t idle;			/* enum hg_idle_mode */
-	uint32_t protection;
+	uint32_t protection;		/* gate out-of-budget tenants */
+	uint32_t rx_drop;		/* drop an out-of-budget tenant's RX */
 };
 
 struct hg_dp {
@@ -156,6 +163,37 @@ struct hg_dp {
 	struct hg_tenant tenant[HG_MAX_TENANTS];
 	uint32_t port_map[65536];
 };
+
+/* Charges cycles spent at a point to a tenant's counters and budget. */
+static inline void
+hg_charge(struct hg_fp_tenant *ft, enum hg_point pt, uint64_t cycles,
+	  uint32_t pkts)
+{
+	ft->cycles[pt] += cycles;
+	ft->pkts[pt] += pkts;
+	hg_budget_charge(&ft->bud, cycles);
+}
+
+/* Tenants of mask with budget left on this core. */
+static inline uint32_t
+hg_funded(const struct hg_fp_core *c, uint32_t mask)
+{
+	uint32_t funded = 0, m;
+
+	for (m = mask; m != 0; m &= m - 1) {
+		unsigned t = (unsigned)__builtin_ctz(m);
+
+		if (hg_budget_left(&c->t[t].bud) > 0)
+			funded |= 1u << t;
+	}
+	return funded;
+}
+
+static inline int
+hg_protecting(const struct hg_dp *dp)
+{
+	return __atomic_load_n(&dp->live.protection, __ATOMIC_RELAXED) != 0;
+}
 
 /* fastpath entry points */
 int hg_fp_loop(void *arg);			/* lcore main, arg = hg_fp_core */

@@ -27,11 +27,31 @@ steer(const struct hg_app_route *r, const struct hg_parsed *p)
 	return r->ctx[h % n];
 }
 
+/* Open-loop receive protection (Virtuoso §4.4): an out-of-budget tenant's
+ * datagram is dropped after attribution, but only while another funded
+ * tenant has work on this core, so a drop never wastes an idle core. */
+struct rx_gate {
+	int drop;		/* protection on and rx-overbudget drop */
+	uint32_t funded;	/* tenants with budget at the burst's start */
+	uint32_t busy;		/* tenants with work: pending TX or in this burst */
+};
+
+static int
+over_budget(struct rx_gate *g, int t)
+{
+	uint32_t bit = 1u << t;
+
+	if (!g->drop)
+		return 0;
+	g->busy |= bit;
+	return !(g->funded & bit) && (g->busy & g->funded & ~bit) != 0;
+}
+
 /* Copies the payload into a buffer of the tenant and enqueues it on the
  * chosen context's RX ring. Returns the tenant slot, or -1 if unowned. */
 static int
 deliver(struct hg_dp *dp, struct hg_fp_core *c, const uint8_t *frame,
-	const struct hg_parsed *p, uint64_t now)
+	const struct hg_parsed *p, uint64_t now, struct rx_gate *g)
 {
 	uint32_t e = __atomic_load_n(&dp->port_map[rte_be_to_cpu_16(p->dst_port)],
 				     __ATOMIC_ACQUIRE);
@@ -48,6 +68,10 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, const uint8_t *frame,
 	}
 	tn = &dp->tenant[t];
 	ft = &c->t[t];
+	if (over_budget(g, t)) {
+		ft->drops[HG_TDROP_OVER_BUDGET]++;
+		return t;
+	}
 	ctx = app < 0 ? -1 : steer(&tn->route[app], p);
 	if (ctx < 0) {
 		ft->drops[HG_TDROP_UNBOUND]++;
@@ -75,7 +99,7 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, const uint8_t *frame,
  * answered (ARP, ICMP) are rewritten in place and added to out. */
 static int
 rx_one(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf *m,
-       struct rte_mbuf **out, unsigned *n_out, uint64_t now)
+       struct rte_mbuf **out, unsigned *n_out, uint64_t now, struct rx_gate *g)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	struct hg_parsed p;
@@ -108,7 +132,7 @@ rx_one(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf *m,
 		return -1;
 	case HG_PKT_UDP:
 		hg_neigh_learn(dp, p.src_ip, &p.src_mac);
-		t = deliver(dp, c, f, &p, now);
+		t = deliver(dp, c, f, &p, now, g);
 		break;
 	}
 	rte_pktmbuf_free(m);
@@ -121,6 +145,7 @@ hg_fp_rx(struct hg_dp *dp, struct hg_fp_core *c)
 	struct rte_mbuf *pkts[HG_BATCH], *replies[HG_BATCH];
 	uint64_t t0 = rte_rdtsc(), t, now, share;
 	unsigned i, n, n_rep = 0;
+	struct rx_gate g = { 0 };
 	int tenant;
 
 	n = rte_eth_rx_burst(dp->port_id, c->idx, pkts, HG_BATCH);
@@ -130,17 +155,22 @@ hg_fp_rx(struct hg_dp *dp, struct hg_fp_core *c)
 		return 0;
 	}
 	c->rx_pkts += n;
+	if (hg_protecting(dp) && __atomic_load_n(&dp->live.rx_drop, __ATOMIC_RELAXED)) {
+		g.drop = 1;
+		g.funded = hg_funded(c, __atomic_load_n(&dp->active_mask,
+							 __ATOMIC_ACQUIRE));
+		g.busy = c->pend_mask;
+	}
 	/* the burst's NIC cost belongs to its packets: split it evenly */
 	share = (t - t0) / n;
 	for (i = 0; i < n; i++) {
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-		tenant = rx_one(dp, c, pkts[i], replies, &n_rep, t);
+		tenant = rx_one(dp, c, pkts[i], replies, &n_rep, t, &g);
 		now = rte_rdtsc();
 		if (tenant >= 0) {
-			c->t[tenant].cycles[HG_PT_RX] += now - t + share;
+			hg_charge(&c->t[tenant], HG_PT_RX, now - t + share, 1);
 			c->t[tenant].nic_cycles[HG_PT_RX] += share;
-			c->t[tenant].pkts[HG_PT_RX]++;
 		} else {
 			c->unattributed += now - t + share;
 		}

@@ -2,8 +2,7 @@
  *
  * SCHED intervention point: choose whose pending transmit work goes on the
  * wire, build headers, copy payloads into mbufs, transmit, and recycle the
- * tenant's buffers. Tenants are visited round robin here; the budget-aware
- * deficit round robin of DESIGN §4 replaces the visiting order.
+ * tenant's buffers, in deficit-round-robin order over tenant budgets.
  */
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -88,19 +87,28 @@ sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 	return n;
 }
 
+/* Deficit round robin over the tenants with pending work: funded ones
+ * first, each for one bounded batch whose overrun becomes debt; the
+ * unfunded ones only if no funded tenant has work here. */
 unsigned
 hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c)
 {
-	unsigned i, t, n, sent = 0;
+	int protect = hg_protecting(dp), t;
+	uint32_t funded, elig, m;
+	unsigned n, sent = 0;
 	uint64_t t0, t1;
 
-	for (i = 0; i < HG_MAX_TENANTS && c->pend_mask != 0 && sent < HG_BATCH; i++) {
-		struct hg_fp_tenant *ft;
+	if (c->pend_mask == 0)
+		return 0;
+	funded = protect ? hg_funded(c, c->pend_mask) : c->pend_mask;
+	elig = hg_drr_eligible(c->pend_mask, funded, protect);
+	for (m = c->pend_mask & ~elig; m != 0; m &= m - 1)
+		c->t[__builtin_ctz(m)].throttles[HG_PT_SCHED]++;
+	while (sent < HG_BATCH && (t = hg_drr_next(elig, c->sched_rr)) >= 0) {
+		struct hg_fp_tenant *ft = &c->t[t];
 
-		t = (c->sched_rr + i) % HG_MAX_TENANTS;
-		if (!(c->pend_mask & (1u << t)))
-			continue;
-		ft = &c->t[t];
+		elig &= ~(1u << t);
+		c->sched_rr = (unsigned)t + 1;
 		t0 = rte_rdtsc();
 		if (__atomic_load_n(&dp->tstate[t], __ATOMIC_ACQUIRE) !=
 		    HG_TENANT_ACTIVE) {
@@ -112,10 +120,11 @@ hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c)
 		if (ft->pend_head == ft->pend_tail)
 			c->pend_mask &= ~(1u << t);
 		t1 = rte_rdtsc();
-		ft->cycles[HG_PT_SCHED] += t1 - t0;
-		ft->pkts[HG_PT_SCHED] += n;
+		hg_charge(ft, HG_PT_SCHED, t1 - t0, n);
+		ft->unfunded[HG_PT_SCHED] += !(funded & (1u << t));
 		sent += n;
-		c->sched_rr = t + 1;
+		if (n == 0)
+			break;	/* out of mbufs: counted, retried next pass */
 	}
 	return sent;
 }

@@ -81,29 +81,75 @@ tx_tenant(struct hg_dp *dp, struct hg_fp_core *c, struct hg_tenant *tn,
 	return work;
 }
 
-unsigned
-hg_fp_tx(struct hg_dp *dp, struct hg_fp_core *c)
+/* Does any of the tenant's transmit rings on this core hold work? */
+static int
+tx_pending(const struct hg_tenant *tn, unsigned core)
 {
-	uint32_t mask = __atomic_load_n(&dp->active_mask, __ATOMIC_ACQUIRE);
-	unsigned t, n, work = 0;
-	uint64_t t0 = rte_rdtsc(), t1;
+	uint32_t k, n = __atomic_load_n(&tn->n_live, __ATOMIC_ACQUIRE);
 
-	for (; mask != 0; mask &= mask - 1) {
-		t = (unsigned)__builtin_ctz(mask);
+	for (k = 0; k < n && k < HG_MAX_CTX; k++)
+		if (!rte_ring_empty(tn->ring[tn->live_ctx[k] % HG_MAX_CTX][core][HG_RING_TX]))
+			return 1;
+	return 0;
+}
+
+/* Polls the tenants of mask in round-robin order from c->tx_rr. */
+static unsigned
+tx_pass(struct hg_dp *dp, struct hg_fp_core *c, uint32_t mask, int unfunded)
+{
+	unsigned rr = c->tx_rr, n, work = 0;
+	uint64_t t0 = rte_rdtsc(), t1;
+	int t;
+
+	while ((t = hg_drr_next(mask, rr)) >= 0) {
+		struct hg_fp_tenant *ft = &c->t[t];
+
+		mask &= ~(1u << t);
+		rr = (unsigned)t + 1;
 		if (__atomic_load_n(&dp->tstate[t], __ATOMIC_ACQUIRE) !=
 		    HG_TENANT_ACTIVE)
 			continue;
-		n = tx_tenant(dp, c, &dp->tenant[t], &c->t[t]);
-		if (c->t[t].pend_tail != c->t[t].pend_head)
+		n = tx_tenant(dp, c, &dp->tenant[t], ft);
+		if (ft->pend_tail != ft->pend_head)
 			c->pend_mask |= 1u << t;
 		t1 = rte_rdtsc();
 		/* an empty poll is nobody's work */
-		if (n > 0)
-			c->t[t].cycles[HG_PT_TX] += t1 - t0;
-		else
+		if (n > 0) {
+			hg_charge(ft, HG_PT_TX, t1 - t0, 0);
+			ft->unfunded[HG_PT_TX] += (uint64_t)unfunded;
+		} else {
 			c->unattributed += t1 - t0;
+		}
 		t0 = t1;
 		work += n;
 	}
+	return work;
+}
+
+/* Funded tenants first; the others only when no funded tenant had work. */
+unsigned
+hg_fp_tx(struct hg_dp *dp, struct hg_fp_core *c)
+{
+	uint32_t active = __atomic_load_n(&dp->active_mask, __ATOMIC_ACQUIRE);
+	uint32_t funded, m;
+	unsigned work;
+
+	if (!hg_protecting(dp)) {
+		work = tx_pass(dp, c, active, 0);
+	} else {
+		funded = hg_funded(c, active);
+		work = tx_pass(dp, c, active & funded, 0);
+		if (work == 0) {
+			work = tx_pass(dp, c, active & ~funded, 1);
+		} else {
+			for (m = active & ~funded; m != 0; m &= m - 1) {
+				unsigned t = (unsigned)__builtin_ctz(m);
+
+				c->t[t].throttles[HG_PT_TX] +=
+					(uint64_t)tx_pending(&dp->tenant[t], c->idx);
+			}
+		}
+	}
+	c->tx_rr++;
 	return work;
 }

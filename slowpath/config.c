@@ -31,6 +31,7 @@ struct setting {
 
 static const char *const on_off[] = { "off", "on", NULL };
 static const char *const idle_modes[] = { "poll", "yield", "sleep", NULL };
+static const char *const admit_drop[] = { "admit", "drop", NULL };
 
 #define FIELD(f) &hg_cfg.f, sizeof(hg_cfg.f)
 
@@ -48,11 +49,14 @@ static const struct setting settings[] = {
 	{ "boost", T_DOUBLE, 1, FIELD(boost), 0, 0, 0.01, 1.0, NULL, "0.85",
 	  "share of elapsed cycles handed out per refill" },
 	{ "cap", T_UINT, 1, FIELD(cap), 100, 1000000000, 0, 0, NULL, "15000",
-	  "default per-core budget cap of new tenants (cycles)" },
+	  "per-core budget cap of tenants added later (cycles)" },
 	{ "protection", T_ENUM, 1, FIELD(protection), 0, 0, 0, 0, on_off,
 	  "on", "time protection on or off" },
 	{ "idle", T_ENUM, 1, FIELD(idle), 0, 0, 0, 0, idle_modes, "poll",
 	  "what a fast-path core does without work: poll|yield|sleep" },
+	{ "rx-overbudget", T_ENUM, 1, FIELD(rx_overbudget), 0, 0, 0, 0,
+	  admit_drop, "drop",
+	  "an out-of-budget tenant's received datagrams: admit|drop" },
 };
 
 void

@@ -3,8 +3,11 @@
  * hourglassd: EAL start, fast-path cores on the worker lcores, and the slow
  * path (control socket, tenant registry, housekeeping) on the main lcore.
  */
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,17 +17,21 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_pause.h>
 
 #include "config.h"
 #include "ctl.h"
 #include "log.h"
 #include "port.h"
+#include "refill.h"
 #include "stats.h"
 #include "tenant.h"
 
 RTE_LOG_REGISTER(hg_logtype, hourglass, INFO);
 
-#define HG_TICK_US 1000	/* slow-path housekeeping period */
+#define HG_TICK_US        1000	/* housekeeping period, and the longest nap */
+#define HG_EVENTS_US      50	/* control socket served at least this often */
+#define HG_IDLE_AFTER_MS  10	/* no fast-path consumption this long: nap */
 
 static struct hg_dp *dp;
 static volatile sig_atomic_t quit_signal;
@@ -41,6 +48,8 @@ push_live_settings(void)
 {
 	__atomic_store_n(&dp->live.idle, (uint32_t)hg_cfg.idle, __ATOMIC_RELAXED);
 	__atomic_store_n(&dp->live.protection, (uint32_t)hg_cfg.protection,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&dp->live.rx_drop, (uint32_t)hg_cfg.rx_overbudget,
 			 __ATOMIC_RELAXED);
 }
 
@@ -122,16 +131,62 @@ on_tick(evutil_socket_t fd, short what, void *arg)
 		event_base_loopbreak(s->base);
 }
 
+/* Waits for the next refill as --idle says: spin, yield, or sleep (the
+ * timer slack is 1 µs, so a sleep is short; a late refill only hands out
+ * more, up to the cap). */
+static void
+pace(uint64_t deadline, uint64_t hz)
+{
+	uint64_t now = rte_rdtsc();
+
+	switch (hg_cfg.idle) {
+	case HG_IDLE_POLL:
+		while (rte_rdtsc() < deadline && !quit_signal)
+			rte_pause();
+		break;
+	case HG_IDLE_YIELD:
+		sched_yield();
+		break;
+	default:
+		if (deadline > now) {
+			uint64_t ns = (deadline - now) * 1000000000u / hz;
+			struct timespec ts = { (time_t)(ns / 1000000000u),
+					       (long)(ns % 1000000000u) };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/* The slow path's loop: refill budgets every refill-ns, serve the control
+ * socket every HG_EVENTS_US; while the fast path has been idle, block in
+ * libevent instead (the 1 ms tick bounds the nap). */
 static void
 run_slow_path(struct hg_registry *reg, struct event_base *base)
 {
 	struct slow s = { base, reg };
 	struct timeval tv = { 0, HG_TICK_US };
 	struct event *tick = event_new(base, -1, EV_PERSIST, on_tick, &s);
+	uint64_t hz = rte_get_tsc_hz(), next_events = 0, now, period;
+	struct hg_refill rf;
 
+	prctl(PR_SET_TIMERSLACK, 1000UL);
 	event_add(tick, &tv);
-	while (!quit_signal)
-		event_base_loop(base, EVLOOP_ONCE);
+	hg_refill_init(&rf, rte_rdtsc());
+	while (!quit_signal) {
+		now = rte_rdtsc();
+		period = RTE_MAX(1u, hg_cfg.refill_ns * hz / 1000000000u);
+		hg_refill_tick(reg, &rf, now, period);
+		if (now - rf.last_busy > hz / 1000 * HG_IDLE_AFTER_MS) {
+			event_base_loop(base, EVLOOP_ONCE);
+			continue;
+		}
+		if (now >= next_events) {
+			event_base_loop(base, EVLOOP_NONBLOCK);
+			next_events = now + hz / 1000000 * HG_EVENTS_US;
+		}
+		pace(rf.last + period, hz);
+	}
 	event_free(tick);
 }
 

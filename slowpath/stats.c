@@ -46,6 +46,8 @@ point(struct hg_arena *a, const struct hg_fp_tenant *ft, enum hg_point pt)
 	if (p) {
 		p->cycles = LOAD(ft->cycles[pt]);
 		p->nic_cycles = LOAD(ft->nic_cycles[pt]);
+		p->throttles = LOAD(ft->throttles[pt]);
+		p->unfunded = LOAD(ft->unfunded[pt]);
 		p->packets = LOAD(ft->pkts[pt]);
 	}
 	return p;
@@ -61,6 +63,8 @@ tenant_stats(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
 		return NULL;
 	ts->name = reg->t[slot].name;
 	ts->id = slot;
+	ts->weight = reg->t[slot].weight;
+	ts->cap = reg->t[slot].cap;
 	ts->cores = hg_arena_alloc(a, n * sizeof(*ts->cores));
 	if (ts->cores == NULL)
 		return NULL;
@@ -73,6 +77,8 @@ tenant_stats(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
 		if (cs == NULL)
 			return NULL;
 		cs->core = c;
+		cs->budget = hg_budget_left(&ft->bud);
+		cs->debt = cs->budget < 0 ? (uint64_t)-cs->budget : 0;
 		cs->rx = point(a, ft, HG_PT_RX);
 		cs->tx = point(a, ft, HG_PT_TX);
 		cs->sched = point(a, ft, HG_PT_SCHED);
@@ -231,6 +237,8 @@ tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
 		rte_tel_data_add_dict_u64(x, key[i][0], v[i][0]);
 		rte_tel_data_add_dict_u64(x, key[i][1], v[i][1]);
 	}
+	rte_tel_data_add_dict_u64(x, "weight_milli", (uint64_t)(ts->weight * 1000));
+	rte_tel_data_add_dict_u64(x, "cap", ts->cap);
 	rte_tel_data_start_dict(dr);
 	for (i = 0; i < HG_TDROP_N; i++)
 		rte_tel_data_add_dict_u64(dr, hg_tenant_drop_names[i], drops[i]);

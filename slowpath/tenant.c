@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "refill.h"
 #include "tenant.h"
 
 #define ERR(...) snprintf(err, HG_ERR_LEN, __VA_ARGS__)
@@ -217,6 +218,7 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 		pthread_mutex_unlock(&reg->lock);
 		return rc;
 	}
+	hg_refill_start(reg, slot);
 	if (o->has_ports) {
 		tn->port_lo = o->port_lo;
 		tn->port_hi = o->port_hi;

@@ -219,29 +219,49 @@ drops_json(Hg__Counter **c, size_t n)
 	return d;
 }
 
-static json_t *
-point_json(uint64_t cycles, uint64_t nic, uint64_t pkts)
-{
-	return json_pack("{s:I, s:I, s:I, s:o}", "cycles", (json_int_t)cycles,
-			 "nic_cycles", (json_int_t)nic, "packets", (json_int_t)pkts,
-			 "cycles_per_packet",
-			 pkts ? json_real((double)cycles / (double)pkts) : json_null());
-}
-
-#define POINT_JSON(p) point_json((p)->cycles, (p)->nic_cycles, (p)->packets)
-
-struct totals {
-	uint64_t c[3], n[3], p[3];
-	uint64_t drops;
+/* Sums of one point over cores; a single core's point is a sum of one. */
+struct point_sum {
+	uint64_t cycles, nic, packets, throttles, unfunded;
 };
 
 static void
-add_point(struct totals *s, int i, const Hg__PointStats *p)
+add_point(struct point_sum *s, const Hg__PointStats *p)
 {
-	s->c[i] += p->cycles;
-	s->n[i] += p->nic_cycles;
-	s->p[i] += p->packets;
+	s->cycles += p->cycles;
+	s->nic += p->nic_cycles;
+	s->packets += p->packets;
+	s->throttles += p->throttles;
+	s->unfunded += p->unfunded;
 }
+
+static json_t *
+point_json(const struct point_sum *s)
+{
+	return json_pack("{s:I, s:I, s:I, s:o, s:I, s:I}",
+			 "cycles", (json_int_t)s->cycles,
+			 "nic_cycles", (json_int_t)s->nic,
+			 "packets", (json_int_t)s->packets, "cycles_per_packet",
+			 s->packets ? json_real((double)s->cycles / (double)s->packets)
+				    : json_null(),
+			 "throttles", (json_int_t)s->throttles,
+			 "unfunded", (json_int_t)s->unfunded);
+}
+
+static json_t *
+one_point_json(const Hg__PointStats *p)
+{
+	struct point_sum s = { 0 };
+
+	add_point(&s, p);
+	return point_json(&s);
+}
+
+struct totals {
+	struct point_sum pt[3];
+	uint64_t drops, over_budget;
+	int64_t budget;
+	uint64_t debt;
+};
 
 static void
 sum_tenant(const Hg__TenantStats *t, struct totals *s)
@@ -252,11 +272,16 @@ sum_tenant(const Hg__TenantStats *t, struct totals *s)
 	for (c = 0; c < t->n_cores; c++) {
 		const Hg__TenantCoreStats *cs = t->cores[c];
 
-		add_point(s, 0, cs->rx);
-		add_point(s, 1, cs->tx);
-		add_point(s, 2, cs->sched);
-		for (d = 0; d < cs->n_drops; d++)
+		add_point(&s->pt[0], cs->rx);
+		add_point(&s->pt[1], cs->tx);
+		add_point(&s->pt[2], cs->sched);
+		s->budget += cs->budget;
+		s->debt += cs->debt;
+		for (d = 0; d < cs->n_drops; d++) {
 			s->drops += cs->drops[d]->value;
+			if (strcmp(cs->drops[d]->name, "rx_over_budget") == 0)
+				s->over_budget += cs->drops[d]->value;
+		}
 	}
 }
 
@@ -270,18 +295,25 @@ tenant_stats_json(const Hg__TenantStats *t)
 	for (c = 0; c < t->n_cores; c++) {
 		const Hg__TenantCoreStats *cs = t->cores[c];
 
-		json_array_append_new(cores, json_pack("{s:i, s:o, s:o, s:o, s:o}",
-			"core", (int)cs->core,
-			"rx", POINT_JSON(cs->rx), "tx", POINT_JSON(cs->tx),
-			"sched", POINT_JSON(cs->sched),
+		json_array_append_new(cores, json_pack("{s:i, s:I, s:I, s:o, s:o, s:o, s:o}",
+			"core", (int)cs->core, "budget", (json_int_t)cs->budget,
+			"debt", (json_int_t)cs->debt,
+			"rx", one_point_json(cs->rx), "tx", one_point_json(cs->tx),
+			"sched", one_point_json(cs->sched),
 			"drops", drops_json(cs->drops, cs->n_drops)));
 	}
 	sum_tenant(t, &s);
-	return json_pack("{s:s, s:i, s:{s:o, s:o, s:o, s:I}, s:o}", "name", t->name,
-			 "id", (int)t->id, "total", "rx", point_json(s.c[0], s.n[0], s.p[0]),
-			 "tx", point_json(s.c[1], s.n[1], s.p[1]),
-			 "sched", point_json(s.c[2], s.n[2], s.p[2]),
-			 "drops", (json_int_t)s.drops, "cores", cores);
+	return json_pack("{s:s, s:i, s:f, s:I, s:{s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I}, s:o}",
+			 "name", t->name, "id", (int)t->id, "weight", t->weight,
+			 "cap", (json_int_t)t->cap, "total",
+			 "rx", point_json(&s.pt[0]), "tx", point_json(&s.pt[1]),
+			 "sched", point_json(&s.pt[2]),
+			 "cycles", (json_int_t)(s.pt[0].cycles + s.pt[1].cycles +
+						s.pt[2].cycles),
+			 "budget", (json_int_t)s.budget, "debt", (json_int_t)s.debt,
+			 "drops", (json_int_t)s.drops,
+			 "over_budget_drops", (json_int_t)s.over_budget,
+			 "cores", cores);
 }
 
 static json_t *
@@ -297,14 +329,17 @@ core_stats_json(const Hg__CoreStats *c)
 }
 
 static void
-print_point(const char *name, const struct totals *s, int i)
+print_point(const char *name, const struct point_sum *p)
 {
-	printf("  %-6s %12" PRIu64 " pkts %16" PRIu64 " cycles", name, s->p[i],
-	       s->c[i]);
-	if (s->p[i])
+	printf("  %-6s %12" PRIu64 " pkts %16" PRIu64 " cycles", name, p->packets,
+	       p->cycles);
+	if (p->packets)
 		printf(" %9.1f cyc/pkt (%.1f in the PMD)",
-		       (double)s->c[i] / (double)s->p[i],
-		       (double)s->n[i] / (double)s->p[i]);
+		       (double)p->cycles / (double)p->packets,
+		       (double)p->nic / (double)p->packets);
+	if (p->throttles || p->unfunded)
+		printf(", throttled %" PRIu64 ", unfunded %" PRIu64, p->throttles,
+		       p->unfunded);
 	putchar('\n');
 }
 
@@ -343,10 +378,12 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 		struct totals s;
 
 		sum_tenant(t, &s);
-		printf("tenant %s (id %u)\n", t->name, t->id);
-		print_point("rx", &s, 0);
-		print_point("tx", &s, 1);
-		print_point("sched", &s, 2);
+		printf("tenant %s (id %u, weight %g, cap %" PRIu64 "): budget %" PRId64
+		       " cycles, debt %" PRIu64 "\n", t->name, t->id, t->weight, t->cap,
+		       s.budget, s.debt);
+		print_point("rx", &s.pt[0]);
+		print_point("tx", &s.pt[1]);
+		print_point("sched", &s.pt[2]);
 		for (c = 0; c < t->n_cores; c++)
 			print_drops(t->cores[c]->drops, t->cores[c]->n_drops, "  ");
 	}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Time protection (DESIGN §4, Virtuoso §4): per-tenant, per-core budgets in
+ * TSC cycles, and the deficit-round-robin choice of whom a point serves.
+ *
+ * A budget is granted - consumed. The slow path is the only writer of
+ * granted and the fast path the only writer of consumed, so neither needs
+ * an atomic read-modify-write: each reads the other's word, which only
+ * grows (granted may also shrink when a cap is lowered).
+ */
+#ifndef HG_FASTPATH_BUDGET_H
+#define HG_FASTPATH_BUDGET_H
+
+#include <stdint.h>
+
+/* One tenant's budget on one core. granted has a cache line of its own:
+ * the slow path rewrites it every refill and must not steal the line the
+ * core's counters live on. */
+struct hg_budget {
+	uint64_t granted __attribute__((aligned(64)));	/* slow path only */
+	uint64_t consumed __attribute__((aligned(64)));	/* fast path only */
+};
+
+static inline int64_t
+hg_budget_left(const struct hg_budget *b)
+{
+	return (int64_t)(__atomic_load_n(&b->granted, __ATOMIC_RELAXED) -
+			 __atomic_load_n(&b->consumed, __ATOMIC_RELAXED));
+}
+
+static inline void
+hg_budget_charge(struct hg_budget *b, uint64_t cycles)
+{
+	__atomic_store_n(&b->consumed, b->consumed + cycles, __ATOMIC_RELAXED);
+}
+
+/* Which of the tenants with work a point may serve now: the funded ones;
+ * if none of them has work, the unfunded ones (work conservation). With
+ * protection off every tenant with work is eligible. */
+static inline uint32_t
+hg_drr_eligible(uint32_t work, uint32_t funded, int protect)
+{
+	if (!protect || (work & funded) == 0)
+		return work;
+	return work & funded;
+}
+
+/* The next tenant of mask at or after rr, round robin over 32 slots;
+ * -1 when mask is empty. */
+static inline int
+hg_drr_next(uint32_t mask, unsigned rr)
+{
+	uint32_t rot;
+
+	if (mask == 0)
+		return -1;
+	rr &= 31;
+	rot = rr ? (mask >> rr) | (mask << (32 - rr)) : mask;
+	return (int)((rr + (unsigned)__builtin_ctz(rot)) & 31);
+}
+
+/* Slow-path refill (Virtuoso eq. 1): e = B (tau' - tau) w / sum(w) and
+ * b' = min(C, b + e). Returns the new granted value. */
+uint64_t hg_budget_refill(uint64_t granted, uint64_t consumed, uint64_t elapsed,
+			  double boost, double weight, double weight_sum,
+			  uint64_t cap);
+
+#endif /* HG_FASTPATH_BUDGET_H */
