@@ -121,7 +121,8 @@ $(BIN)/hg-echo: $(OBJ)/tools/hg_echo.o $(LIB)/libhgclient.a
 
 # the pure-logic pieces, linked without EAL
 UNIT_LINK := $(OBJ)/fastpath/parse.o $(OBJ)/fastpath/bufpart.o \
-	$(OBJ)/fastpath/drops.o $(OBJ)/slowpath/config.o \
+	$(OBJ)/fastpath/drops.o $(OBJ)/fastpath/budget.o \
+	$(OBJ)/slowpath/config.o $(OBJ)/slowpath/refill.o \
 	$(OBJ)/slowpath/arena.o $(OBJ)/slowpath/region.o $(PROTO_O)
 
 $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(UNIT_LINK)

@@ -59,6 +59,46 @@ hg_drr_next(uint32_t mask, unsigned rr)
 	return (int)((rr + (unsigned)__builtin_ctz(rot)) & 31);
 }
 
+/* xorshift64*: cheap, per-core state, good enough to split slack. */
+static inline uint64_t
+hg_rand(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+/* Picks a tenant of mask with probability proportional to its weight
+ * (weight_q: weights in hundredths). Used for slack, the time no funded
+ * tenant wants: round robin would hand it to whoever comes after the
+ * heaviest tenant, i.e. mostly to the light ones; a weighted draw splits
+ * it by weight, so a saturated core is shared by weight overall. */
+static inline int
+hg_lottery(uint32_t mask, const uint32_t *weight_q, uint64_t *rng)
+{
+	uint64_t sum = 0, x;
+	uint32_t m;
+
+	for (m = mask; m != 0; m &= m - 1)
+		sum += weight_q[__builtin_ctz(m)] ? weight_q[__builtin_ctz(m)] : 1;
+	if (sum == 0)
+		return -1;
+	x = hg_rand(rng) % sum;
+	for (m = mask; m != 0; m &= m - 1) {
+		unsigned t = (unsigned)__builtin_ctz(m);
+		uint64_t w = weight_q[t] ? weight_q[t] : 1;
+
+		if (x < w)
+			return (int)t;
+		x -= w;
+	}
+	return -1;
+}
+
 /* Slow-path refill (Virtuoso eq. 1): e = B (tau' - tau) w / sum(w) and
  * b' = min(C, b + e). Returns the new granted value. */
 uint64_t hg_budget_refill(uint64_t granted, uint64_t consumed, uint64_t elapsed,

@@ -135,6 +135,7 @@ struct hg_fp_core {
 	uint64_t drops[HG_DROP_N];
 	uint32_t sched_rr;		/* next tenant SCHED looks at */
 	uint32_t tx_rr;			/* first tenant TX polls */
+	uint64_t rng;			/* for splitting slack by weight */
 	uint32_t pend_mask;		/* tenants with pending TX work here */
 	uint16_t ip_id;
 	struct hg_fp_tenant t[HG_MAX_TENANTS];
@@ -158,20 +159,27 @@ struct hg_dp {
 	struct hg_live live;
 	uint32_t tstate[HG_MAX_TENANTS];	/* enum hg_tenant_state, atomic */
 	uint32_t active_mask;		/* bit t set while tenant t is ACTIVE */
+	uint32_t weight_q[HG_MAX_TENANTS];	/* weights in hundredths, atomic */
 	uint64_t *neigh;		/* MAC | 1<<63 per on-link host, atomic */
 	struct hg_fp_core *core;	/* n_cores entries */
 	struct hg_tenant tenant[HG_MAX_TENANTS];
 	uint32_t port_map[65536];
 };
 
-/* Charges cycles spent at a point to a tenant's counters and budget. */
+/* Charges cycles spent at a point to a tenant. Only work done while the
+ * tenant was funded under protection is billed to its budget: a
+ * work-conserving batch runs on slack nobody funded wanted, and billing
+ * it would drive every backlogged tenant's budget down without bound and
+ * turn the weights into plain round robin. Deficit stays bounded by one
+ * funded batch's overrun. */
 static inline void
 hg_charge(struct hg_fp_tenant *ft, enum hg_point pt, uint64_t cycles,
-	  uint32_t pkts)
+	  uint32_t pkts, int billed)
 {
 	ft->cycles[pt] += cycles;
 	ft->pkts[pt] += pkts;
-	hg_budget_charge(&ft->bud, cycles);
+	if (billed)
+		hg_budget_charge(&ft->bud, cycles);
 }
 
 /* Tenants of mask with budget left on this core. */

@@ -31,7 +31,8 @@ steer(const struct hg_app_route *r, const struct hg_parsed *p)
  * datagram is dropped after attribution, but only while another funded
  * tenant has work on this core, so a drop never wastes an idle core. */
 struct rx_gate {
-	int drop;		/* protection on and rx-overbudget drop */
+	int protect;		/* protection on: bill funded tenants */
+	int drop;		/* ... and rx-overbudget drop */
 	uint32_t funded;	/* tenants with budget at the burst's start */
 	uint32_t busy;		/* tenants with work: pending TX or in this burst */
 };
@@ -155,8 +156,9 @@ hg_fp_rx(struct hg_dp *dp, struct hg_fp_core *c)
 		return 0;
 	}
 	c->rx_pkts += n;
-	if (hg_protecting(dp) && __atomic_load_n(&dp->live.rx_drop, __ATOMIC_RELAXED)) {
-		g.drop = 1;
+	if (hg_protecting(dp)) {
+		g.protect = 1;
+		g.drop = __atomic_load_n(&dp->live.rx_drop, __ATOMIC_RELAXED) != 0;
 		g.funded = hg_funded(c, __atomic_load_n(&dp->active_mask,
 							 __ATOMIC_ACQUIRE));
 		g.busy = c->pend_mask;
@@ -169,7 +171,10 @@ hg_fp_rx(struct hg_dp *dp, struct hg_fp_core *c)
 		tenant = rx_one(dp, c, pkts[i], replies, &n_rep, t, &g);
 		now = rte_rdtsc();
 		if (tenant >= 0) {
-			hg_charge(&c->t[tenant], HG_PT_RX, now - t + share, 1);
+			int billed = g.protect && (g.funded & (1u << tenant));
+
+			hg_charge(&c->t[tenant], HG_PT_RX, now - t + share, 1, billed);
+			c->t[tenant].unfunded[HG_PT_RX] += g.protect && !billed;
 			c->t[tenant].nic_cycles[HG_PT_RX] += share;
 		} else {
 			c->unattributed += now - t + share;

@@ -87,13 +87,23 @@ sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 	return n;
 }
 
+/* The next tenant to serve: round robin among funded ones (or all, with
+ * protection off); a weighted draw when only unfunded ones have work. */
+static int
+pick(struct hg_dp *dp, struct hg_fp_core *c, uint32_t elig, int slack)
+{
+	if (slack)
+		return hg_lottery(elig, dp->weight_q, &c->rng);
+	return hg_drr_next(elig, c->sched_rr);
+}
+
 /* Deficit round robin over the tenants with pending work: funded ones
  * first, each for one bounded batch whose overrun becomes debt; the
  * unfunded ones only if no funded tenant has work here. */
 unsigned
 hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c)
 {
-	int protect = hg_protecting(dp), t;
+	int protect = hg_protecting(dp), slack, t;
 	uint32_t funded, elig, m;
 	unsigned n, sent = 0;
 	uint64_t t0, t1;
@@ -102,9 +112,10 @@ hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c)
 		return 0;
 	funded = protect ? hg_funded(c, c->pend_mask) : c->pend_mask;
 	elig = hg_drr_eligible(c->pend_mask, funded, protect);
+	slack = protect && (elig & funded) == 0;
 	for (m = c->pend_mask & ~elig; m != 0; m &= m - 1)
 		c->t[__builtin_ctz(m)].throttles[HG_PT_SCHED]++;
-	while (sent < HG_BATCH && (t = hg_drr_next(elig, c->sched_rr)) >= 0) {
+	while (sent < HG_BATCH && (t = pick(dp, c, elig, slack)) >= 0) {
 		struct hg_fp_tenant *ft = &c->t[t];
 
 		elig &= ~(1u << t);
@@ -120,8 +131,9 @@ hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c)
 		if (ft->pend_head == ft->pend_tail)
 			c->pend_mask &= ~(1u << t);
 		t1 = rte_rdtsc();
-		hg_charge(ft, HG_PT_SCHED, t1 - t0, n);
-		ft->unfunded[HG_PT_SCHED] += !(funded & (1u << t));
+		hg_charge(ft, HG_PT_SCHED, t1 - t0, n,
+			  protect && (funded & (1u << t)));
+		ft->unfunded[HG_PT_SCHED] += protect && !(funded & (1u << t));
 		sent += n;
 		if (n == 0)
 			break;	/* out of mbufs: counted, retried next pass */

@@ -93,9 +93,11 @@ tx_pending(const struct hg_tenant *tn, unsigned core)
 	return 0;
 }
 
-/* Polls the tenants of mask in round-robin order from c->tx_rr. */
+/* Polls the tenants of mask in round-robin order from c->tx_rr; billed:
+ * they are funded and protection is on. */
 static unsigned
-tx_pass(struct hg_dp *dp, struct hg_fp_core *c, uint32_t mask, int unfunded)
+tx_pass(struct hg_dp *dp, struct hg_fp_core *c, uint32_t mask, int billed,
+	int slack)
 {
 	unsigned rr = c->tx_rr, n, work = 0;
 	uint64_t t0 = rte_rdtsc(), t1;
@@ -115,8 +117,8 @@ tx_pass(struct hg_dp *dp, struct hg_fp_core *c, uint32_t mask, int unfunded)
 		t1 = rte_rdtsc();
 		/* an empty poll is nobody's work */
 		if (n > 0) {
-			hg_charge(ft, HG_PT_TX, t1 - t0, 0);
-			ft->unfunded[HG_PT_TX] += (uint64_t)unfunded;
+			hg_charge(ft, HG_PT_TX, t1 - t0, 0, billed);
+			ft->unfunded[HG_PT_TX] += (uint64_t)slack;
 		} else {
 			c->unattributed += t1 - t0;
 		}
@@ -135,12 +137,12 @@ hg_fp_tx(struct hg_dp *dp, struct hg_fp_core *c)
 	unsigned work;
 
 	if (!hg_protecting(dp)) {
-		work = tx_pass(dp, c, active, 0);
+		work = tx_pass(dp, c, active, 0, 0);
 	} else {
 		funded = hg_funded(c, active);
-		work = tx_pass(dp, c, active & funded, 0);
+		work = tx_pass(dp, c, active & funded, 1, 0);
 		if (work == 0) {
-			work = tx_pass(dp, c, active & ~funded, 1);
+			work = tx_pass(dp, c, active & ~funded, 0, 1);
 		} else {
 			for (m = active & ~funded; m != 0; m &= m - 1) {
 				unsigned t = (unsigned)__builtin_ctz(m);

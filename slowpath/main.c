@@ -77,6 +77,7 @@ setup_cores(struct rte_mempool **pool)
 		snprintf(name, sizeof(name), "hg_cmd%u", i);
 		dp->core[i].idx = i;
 		dp->core[i].lcore = lcore;
+		dp->core[i].rng = 0x9E3779B97F4A7C15ull * (i + 1);
 		dp->core[i].pool = *pool;
 		/* holds more commands than can ever be outstanding */
 		dp->core[i].cmd = rte_ring_create_elem(name, sizeof(struct hg_cmd),

@@ -142,6 +142,14 @@ free_slot(const struct hg_registry *reg)
 	return -1;
 }
 
+/* The fast path splits slack by weight; it reads weights in hundredths. */
+static void
+publish_weight(struct hg_registry *reg, int slot)
+{
+	__atomic_store_n(&reg->dp->weight_q[slot],
+			 (uint32_t)(reg->t[slot].weight * 100 + 0.5), __ATOMIC_RELAXED);
+}
+
 /* Gives each core its share of the tenant's buffers. */
 static int
 setup_buffers(struct hg_registry *reg, int slot)
@@ -218,6 +226,7 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 		pthread_mutex_unlock(&reg->lock);
 		return rc;
 	}
+	publish_weight(reg, slot);
 	hg_refill_start(reg, slot);
 	if (o->has_ports) {
 		tn->port_lo = o->port_lo;
@@ -251,8 +260,10 @@ hg_tenant_set(struct hg_registry *reg, const char *name,
 		return -EINVAL;
 	}
 	pthread_mutex_lock(&reg->lock);
-	if (o->has_weight)
+	if (o->has_weight) {
 		reg->t[slot].weight = o->weight;
+		publish_weight(reg, slot);
+	}
 	if (o->has_cap)
 		reg->t[slot].cap = o->cap;
 	pthread_mutex_unlock(&reg->lock);

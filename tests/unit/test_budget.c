@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Budgets, refill and the DRR choice, with an injected clock. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "../../fastpath/dp.h"
+#include "../../slowpath/config.h"
+#include "../../slowpath/refill.h"
+
+#define B 0.85
+
+Test(refill, formula_weights_and_cap)
+{
+	/* e = B * elapsed * w / sum(w) */
+	cr_assert_eq(hg_budget_refill(0, 0, 1000, B, 1, 2, 1 << 30), 425);
+	cr_assert_eq(hg_budget_refill(0, 0, 1000, B, 3, 4, 1 << 30), 637);
+	cr_assert_eq(hg_budget_refill(0, 0, 1000, B, 1, 4, 1 << 30), 212);
+	/* min(C, b + e) */
+	cr_assert_eq(hg_budget_refill(14000, 0, 100000, B, 1, 1, 15000), 15000);
+	cr_assert_eq(hg_budget_refill(15000, 0, 100000, B, 1, 1, 15000), 15000);
+	/* granted and consumed are running totals: only the difference counts */
+	cr_assert_eq(hg_budget_refill(1000500, 1000000, 1000, B, 1, 1, 15000),
+		     1000500 + 850);
+	/* a lowered cap pulls the budget down at once */
+	cr_assert_eq(hg_budget_refill(50000, 0, 1000, B, 1, 1, 15000), 15000);
+	/* no tenants: nothing to hand out */
+	cr_assert_eq(hg_budget_refill(7, 0, 1000, B, 0, 0, 15000), 7);
+}
+
+Test(refill, debt_is_repaid_before_the_tenant_is_funded_again)
+{
+	/* a 32-packet batch overran by 40000 cycles */
+	uint64_t granted = 15000, consumed = 55000;
+	int ticks = 0;
+	struct hg_budget b;
+
+	while ((int64_t)(granted - consumed) <= 0) {
+		granted = hg_budget_refill(granted, consumed, 3000, B, 1, 2, 15000);
+		ticks++;
+	}
+	/* 40000 of debt at 1275 cycles per tick: ceil(40000 / 1275) = 32 */
+	cr_assert_eq(ticks, 32);
+	b.granted = granted;
+	b.consumed = consumed;
+	cr_assert_gt(hg_budget_left(&b), 0);
+	hg_budget_charge(&b, 100000);
+	cr_assert_lt(hg_budget_left(&b), 0);
+}
+
+Test(drr, eligibility_is_funded_first_then_work_conserving)
+{
+	/* tenants 0..3 have work; 1 and 3 are funded */
+	cr_assert_eq(hg_drr_eligible(0xf, 0xa, 1), 0xa);
+	/* only unfunded tenants have work: serve them anyway */
+	cr_assert_eq(hg_drr_eligible(0x5, 0xa, 1), 0x5);
+	/* protection off: whoever has work */
+	cr_assert_eq(hg_drr_eligible(0xf, 0xa, 0), 0xf);
+	cr_assert_eq(hg_drr_eligible(0, 0xa, 1), 0);
+}
+
+Test(drr, slack_lottery_follows_weights)
+{
+	uint32_t wq[32] = { 0 };
+	uint64_t rng = 7;
+	int n[32] = { 0 }, i;
+
+	wq[1] = 300;
+	wq[4] = 100;
+	wq[9] = 900;	/* not in the mask */
+	for (i = 0; i < 40000; i++)
+		n[hg_lottery((1u << 1) | (1u << 4), wq, &rng)]++;
+	cr_assert_eq(n[9], 0);
+	cr_assert(n[1] > 29000 && n[1] < 31000, "%d", n[1]);
+	cr_assert_eq(n[1] + n[4], 40000);
+	cr_assert_eq(hg_lottery(0, wq, &rng), -1);
+}
+
+Test(drr, round_robin_order_from_the_pointer)
+{
+	uint32_t m = (1u << 2) | (1u << 7) | (1u << 31);
+	unsigned rr = 8;
+	int order[3], i, t;
+
+	cr_assert_eq(hg_drr_next(0, 5), -1);
+	cr_assert_eq(hg_drr_next(m, 0), 2);
+	cr_assert_eq(hg_drr_next(m, 3), 7);
+	cr_assert_eq(hg_drr_next(m, 8), 31);
+	cr_assert_eq(hg_drr_next(m, 32), 2, "wraps");
+	for (i = 0; i < 3; i++) {
+		t = hg_drr_next(m, rr);
+		order[i] = t;
+		m &= ~(1u << t);
+		rr = (unsigned)t + 1;
+	}
+	cr_assert(order[0] == 31 && order[1] == 2 && order[2] == 7);
+}
+
+/* ---- the slow path's tick over a registry, without EAL ---- */
+
+static struct hg_dp *dp;
+static struct hg_registry *reg;
+
+static void
+setup(void)
+{
+	hg_config_defaults();
+	dp = calloc(1, sizeof(*dp));
+	reg = calloc(1, sizeof(*reg));
+	dp->n_cores = 2;
+	dp->core = aligned_alloc(64, 2 * sizeof(*dp->core));
+	memset(dp->core, 0, 2 * sizeof(*dp->core));
+	reg->dp = dp;
+	for (int i = 0; i < 2; i++) {
+		reg->t[i].used = 1;
+		reg->t[i].cap = 15000;
+	}
+	reg->t[0].weight = 3;
+	reg->t[1].weight = 1;
+}
+
+static void
+teardown(void)
+{
+	free(dp->core);
+	free(dp);
+	free(reg);
+}
+
+static int64_t
+left(int core, int t)
+{
+	return hg_budget_left(&dp->core[core].t[t].bud);
+}
+
+TestSuite(tick, .init = setup, .fini = teardown);
+
+Test(tick, refills_each_core_by_weight_once_per_period)
+{
+	struct hg_refill r;
+
+	hg_refill_init(&r, 0);
+	cr_assert_eq(hg_refill_tick(reg, &r, 999, 1000), 0, "too early");
+	cr_assert_eq(hg_refill_tick(reg, &r, 1000, 1000), 1);
+	cr_assert_eq(left(0, 0), 637);		/* 0.85 * 1000 * 3/4 */
+	cr_assert_eq(left(1, 0), 637);
+	cr_assert_eq(left(0, 1), 212);		/* 0.85 * 1000 * 1/4 */
+	cr_assert_eq(hg_refill_tick(reg, &r, 1500, 1000), 0);
+	cr_assert_eq(hg_refill_tick(reg, &r, 3000, 1000), 1, "late: elapsed 2000");
+	cr_assert_eq(left(0, 0), 637 + 1275);
+	/* a live weight change shows at the next tick */
+	reg->t[1].weight = 3;
+	hg_refill_tick(reg, &r, 4000, 1000);
+	cr_assert_eq(left(0, 1), 212 + 425 + 425);
+}
+
+Test(tick, an_idle_tenants_budget_never_exceeds_its_cap)
+{
+	struct hg_refill r;
+	uint64_t now;
+
+	hg_refill_init(&r, 0);
+	for (now = 1000; now <= 10000000; now += 1000) {
+		hg_refill_tick(reg, &r, now, 1000);
+		cr_assert_leq(left(0, 0), 15000);
+		cr_assert_leq(left(1, 1), 15000);
+	}
+	cr_assert_eq(left(0, 0), 15000);
+	reg->t[0].cap = 4000;			/* lowered live */
+	hg_refill_tick(reg, &r, now, 1000);
+	cr_assert_eq(left(0, 0), 4000);
+	cr_assert_eq(r.last_busy, 0, "nobody consumed anything");
+}
+
+Test(tick, deleted_tenants_get_nothing_and_consumption_is_noticed)
+{
+	struct hg_refill r;
+
+	hg_refill_init(&r, 0);
+	reg->t[1].releasing = 1;
+	hg_refill_tick(reg, &r, 1000, 1000);
+	cr_assert_eq(left(0, 0), 850, "weight sum is the live tenants only");
+	cr_assert_eq(left(0, 1), 0);
+	hg_budget_charge(&dp->core[1].t[0].bud, 5000);
+	hg_refill_tick(reg, &r, 2000, 1000);
+	cr_assert_eq(r.last_busy, 2000);
+	cr_assert_eq(left(1, 0), 850 + 850 - 5000, "debt carried");
+}
+
+/* A core that is saturated by two backlogged tenants, simulated with the
+ * fast path's own choice functions: SCHED serves one tenant a batch at a
+ * time, each batch costs the same, and the slow path refills every tick. */
+static void
+simulate(double w0, double w1, int protect, uint64_t served[2])
+{
+	const uint64_t batch = 4000, tick = 2000;
+	struct hg_refill r;
+	uint64_t now = 0, next_tick = tick, rng = 42;
+	unsigned rr = 0;
+
+	reg->t[0].weight = w0;
+	reg->t[1].weight = w1;
+	dp->weight_q[0] = (uint32_t)(w0 * 100);
+	dp->weight_q[1] = (uint32_t)(w1 * 100);
+	reg->t[0].cap = reg->t[1].cap = 100000;
+	hg_refill_init(&r, 0);
+	served[0] = served[1] = 0;
+	while (now < 200000000) {
+		uint32_t funded = hg_funded(&dp->core[0], 0x3);
+		uint32_t elig = hg_drr_eligible(0x3, funded, protect);
+		int t = protect && !(elig & funded)
+			? hg_lottery(elig, dp->weight_q, &rng)
+			: hg_drr_next(elig, rr);
+
+		hg_charge(&dp->core[0].t[t], HG_PT_SCHED, batch, 1,
+			  protect && (funded & (1u << t)));
+		served[t] += batch;
+		rr = (unsigned)t + 1;
+		now += batch;
+		while (next_tick <= now) {
+			hg_refill_tick(reg, &r, next_tick, tick);
+			next_tick += tick;
+		}
+	}
+}
+
+Test(tick, saturated_core_is_shared_by_weight)
+{
+	uint64_t s[2];
+	double share;
+
+	simulate(1, 1, 1, s);
+	share = (double)s[0] / (double)(s[0] + s[1]);
+	cr_assert(share > 0.48 && share < 0.52, "1:1 gave %.3f", share);
+	simulate(3, 1, 1, s);
+	share = (double)s[0] / (double)(s[0] + s[1]);
+	/* B of the core by refill, the slack (1 - B) by weighted draw */
+	cr_assert(share > 0.73 && share < 0.77, "3:1 gave %.3f", share);
+	cr_assert_geq(left(0, 0), -4000, "debt bounded by one batch");
+	cr_assert_geq(left(0, 1), -4000, "debt bounded by one batch");
+	simulate(3, 1, 0, s);
+	share = (double)s[0] / (double)(s[0] + s[1]);
+	cr_assert(share > 0.49 && share < 0.51, "protection off gave %.3f", share);
+}
