@@ -27,6 +27,7 @@
 
 #define HG_MAX_TENANTS  32u	/* one bit each in the 32-bit masks below */
 #define HG_BATCH        32u
+#define HG_RX_BURSTS    2u	/* RX bursts per pass while they come full */
 #define HG_PEND_SIZE    256u	/* validated TX descriptors per tenant and core */
 #define HG_NAME_MAX     32u
 
@@ -160,6 +161,7 @@ struct hg_dp {
 	uint32_t tstate[HG_MAX_TENANTS];	/* enum hg_tenant_state, atomic */
 	uint32_t active_mask;		/* bit t set while tenant t is ACTIVE */
 	uint32_t weight_q[HG_MAX_TENANTS];	/* weights in hundredths, atomic */
+	uint64_t extra_cycles[HG_MAX_TENANTS];	/* synthetic work per datagram */
 	uint64_t *neigh;		/* MAC | 1<<63 per on-link host, atomic */
 	struct hg_fp_core *core;	/* n_cores entries */
 	struct hg_tenant tenant[HG_MAX_TENANTS];

@@ -54,11 +54,25 @@ build(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 	return 0;
 }
 
+/* Synthetic per-datagram work (tenant setting extra-cycles): a tenant
+ * whose packets are expensive, for benchmarks and tests. Bounded by the
+ * setting's maximum. */
+static void
+extra_work(uint64_t cycles)
+{
+	uint64_t end = rte_rdtsc() + cycles;
+
+	while (rte_rdtsc() < end)
+		rte_pause();
+}
+
 /* Sends up to max pending datagrams of one tenant; returns how many. */
 static unsigned
 sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 	     struct hg_fp_tenant *ft, unsigned max)
 {
+	uint64_t extra = __atomic_load_n(&dp->extra_cycles[tn->slot],
+					 __ATOMIC_RELAXED);
 	struct rte_mbuf *m[HG_BATCH], *arp[HG_BATCH];
 	unsigned n = RTE_MIN(max, ft->pend_tail - ft->pend_head), i, ok = 0,
 		 n_arp = 0;
@@ -70,6 +84,8 @@ sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 	for (i = 0; i < n; i++) {
 		const struct hg_desc *d = &ft->pend[ft->pend_head++ % HG_PEND_SIZE];
 
+		if (extra)
+			extra_work(extra);
 		if (build(dp, c, tn, d, m[i]) == 0) {
 			m[ok++] = m[i];
 		} else {
@@ -99,7 +115,10 @@ pick(struct hg_dp *dp, struct hg_fp_core *c, uint32_t elig, int slack)
 
 /* Deficit round robin over the tenants with pending work: funded ones
  * first, each for one bounded batch whose overrun becomes debt; the
- * unfunded ones only if no funded tenant has work here. */
+ * unfunded ones only if no funded tenant has work here, and then one
+ * weighted-lottery winner per pass: serving every unfunded tenant's queue
+ * at once would hand an overloaded core out in arrival order, whatever
+ * the weights. */
 unsigned
 hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c)
 {
@@ -135,8 +154,8 @@ hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c)
 			  protect && (funded & (1u << t)));
 		ft->unfunded[HG_PT_SCHED] += protect && !(funded & (1u << t));
 		sent += n;
-		if (n == 0)
-			break;	/* out of mbufs: counted, retried next pass */
+		if (n == 0 || slack)
+			break;	/* out of mbufs (counted, retried), or slack */
 	}
 	return sent;
 }

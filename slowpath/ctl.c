@@ -65,12 +65,15 @@ struct command {
 #define ERR(c, ...) snprintf((c)->err, sizeof((c)->err), __VA_ARGS__)
 
 static void
-opts_from(struct hg_tenant_opts *o, int hw, double w, int hc, uint64_t cap)
+opts_from(struct hg_tenant_opts *o, int hw, double w, int hc, uint64_t cap,
+	  int hx, uint64_t extra)
 {
 	o->has_weight = hw;
 	o->weight = w;
 	o->has_cap = hc;
 	o->cap = cap;
+	o->has_extra = hx;
+	o->extra_cycles = extra;
 }
 
 static int
@@ -79,7 +82,8 @@ cmd_tenant_add(struct call *c)
 	const Hg__TenantAdd *m = c->req->tenant_add;
 	struct hg_tenant_opts o = { 0 };
 
-	opts_from(&o, m->has_weight, m->weight, m->has_cap, m->cap);
+	opts_from(&o, m->has_weight, m->weight, m->has_cap, m->cap,
+		  m->has_extra_cycles, m->extra_cycles);
 	if (m->has_port_lo != m->has_port_hi) {
 		ERR(c, "ports need both ends: LO-HI");
 		return -EINVAL;
@@ -96,7 +100,8 @@ cmd_tenant_set(struct call *c)
 	const Hg__TenantSet *m = c->req->tenant_set;
 	struct hg_tenant_opts o = { 0 };
 
-	opts_from(&o, m->has_weight, m->weight, m->has_cap, m->cap);
+	opts_from(&o, m->has_weight, m->weight, m->has_cap, m->cap,
+		  m->has_extra_cycles, m->extra_cycles);
 	return hg_tenant_set(c->conn->ctl->reg, m->name, &o, c->err);
 }
 

@@ -149,6 +149,7 @@ tenant_info(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
 	ti->id = slot;
 	ti->weight = t->weight;
 	ti->cap = t->cap;
+	ti->extra_cycles = t->extra_cycles;
 	ti->port_lo = tn->port_lo;
 	ti->port_hi = tn->port_hi;
 	ti->apps = hg_tenant_apps(t);

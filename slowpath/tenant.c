@@ -17,6 +17,7 @@
 #define HG_WEIGHT_MAX 10000.0
 #define HG_CAP_MIN    100u
 #define HG_CAP_MAX    1000000000u
+#define HG_EXTRA_MAX  10000000u	/* synthetic work: a few ms per datagram */
 
 void
 hg_registry_init(struct hg_registry *reg, struct hg_dp *dp)
@@ -107,6 +108,10 @@ check_opts(const struct hg_tenant_opts *o, char *err)
 		ERR("cap must be in [%u, %u] cycles", HG_CAP_MIN, HG_CAP_MAX);
 		return -EINVAL;
 	}
+	if (o->has_extra && o->extra_cycles > HG_EXTRA_MAX) {
+		ERR("extra-cycles must be in [0, %u]", HG_EXTRA_MAX);
+		return -EINVAL;
+	}
 	if (o->has_ports && (o->port_lo == 0 || o->port_lo > o->port_hi ||
 			     o->port_hi > 65535)) {
 		ERR("ports must be LO-HI with 1 <= LO <= HI <= 65535");
@@ -142,12 +147,15 @@ free_slot(const struct hg_registry *reg)
 	return -1;
 }
 
-/* The fast path splits slack by weight; it reads weights in hundredths. */
+/* What the fast path reads of a tenant's settings: the weight in
+ * hundredths (to split slack) and its synthetic per-datagram work. */
 static void
-publish_weight(struct hg_registry *reg, int slot)
+publish_settings(struct hg_registry *reg, int slot)
 {
 	__atomic_store_n(&reg->dp->weight_q[slot],
 			 (uint32_t)(reg->t[slot].weight * 100 + 0.5), __ATOMIC_RELAXED);
+	__atomic_store_n(&reg->dp->extra_cycles[slot], reg->t[slot].extra_cycles,
+			 __ATOMIC_RELAXED);
 }
 
 /* Gives each core its share of the tenant's buffers. */
@@ -217,6 +225,7 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	t->weight = o->has_weight ? o->weight : 1.0;
 	t->cap = o->has_cap ? o->cap : hg_cfg.cap;
+	t->extra_cycles = o->has_extra ? o->extra_cycles : 0;
 	rc = hg_region_create(&t->region, tn, name, slot, reg->dp->n_cores, err,
 			      HG_ERR_LEN);
 	if (rc == 0 && (rc = setup_buffers(reg, slot)) < 0)
@@ -226,7 +235,7 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 		pthread_mutex_unlock(&reg->lock);
 		return rc;
 	}
-	publish_weight(reg, slot);
+	publish_settings(reg, slot);
 	hg_refill_start(reg, slot);
 	if (o->has_ports) {
 		tn->port_lo = o->port_lo;
@@ -255,17 +264,18 @@ hg_tenant_set(struct hg_registry *reg, const char *name,
 	}
 	if ((rc = check_opts(o, err)) < 0)
 		return rc;
-	if (!o->has_weight && !o->has_cap) {
-		ERR("nothing to set: give --weight and/or --cap");
+	if (!o->has_weight && !o->has_cap && !o->has_extra) {
+		ERR("nothing to set: give --weight, --cap or --extra-cycles");
 		return -EINVAL;
 	}
 	pthread_mutex_lock(&reg->lock);
-	if (o->has_weight) {
+	if (o->has_weight)
 		reg->t[slot].weight = o->weight;
-		publish_weight(reg, slot);
-	}
 	if (o->has_cap)
 		reg->t[slot].cap = o->cap;
+	if (o->has_extra)
+		reg->t[slot].extra_cycles = o->extra_cycles;
+	publish_settings(reg, slot);
 	pthread_mutex_unlock(&reg->lock);
 	return 0;
 }

@@ -31,6 +31,7 @@ struct hg_tenant_sp {
 	char name[HG_NAME_MAX];
 	double weight;
 	uint64_t cap;
+	uint64_t extra_cycles;
 	struct hg_region region;
 	void *bufmem[HG_MAX_FP_CORES];
 	uint8_t ctx_used[HG_MAX_CTX];
@@ -47,10 +48,11 @@ struct hg_registry {
 };
 
 struct hg_tenant_opts {
-	int has_weight, has_cap, has_ports;
+	int has_weight, has_cap, has_ports, has_extra;
 	double weight;
 	uint64_t cap;
 	uint32_t port_lo, port_hi;
+	uint64_t extra_cycles;
 };
 
 void hg_registry_init(struct hg_registry *reg, struct hg_dp *dp);

@@ -18,7 +18,7 @@
 #include "ctl_frame.h"
 #include "util.h"
 
-enum { O_WEIGHT = 1, O_CAP = 2, O_PORTS = 4, O_TENANT = 8 };
+enum { O_WEIGHT = 1, O_CAP = 2, O_PORTS = 4, O_TENANT = 8, O_EXTRA = 16 };
 
 struct opts {
 	const char *ctl;
@@ -27,6 +27,7 @@ struct opts {
 	double weight;
 	uint64_t cap;
 	uint32_t port_lo, port_hi;
+	uint64_t extra;
 	const char *tenant;
 };
 
@@ -53,6 +54,8 @@ b_tenant_add(Hg__Request *r, char **a, const struct opts *o)
 	m.weight = o->weight;
 	m.has_cap = !!(o->given & O_CAP);
 	m.cap = o->cap;
+	m.has_extra_cycles = !!(o->given & O_EXTRA);
+	m.extra_cycles = o->extra;
 	m.has_port_lo = m.has_port_hi = !!(o->given & O_PORTS);
 	m.port_lo = o->port_lo;
 	m.port_hi = o->port_hi;
@@ -66,9 +69,11 @@ b_tenant_set(Hg__Request *r, char **a, const struct opts *o)
 {
 	static Hg__TenantSet m = HG__TENANT_SET__INIT;
 
-	if (!(o->given & (O_WEIGHT | O_CAP)))
-		die_usage("tenant set: give --weight and/or --cap");
+	if (!(o->given & (O_WEIGHT | O_CAP | O_EXTRA)))
+		die_usage("tenant set: give --weight, --cap or --extra-cycles");
 	m.name = a[0];
+	m.has_extra_cycles = !!(o->given & O_EXTRA);
+	m.extra_cycles = o->extra;
 	m.has_weight = !!(o->given & O_WEIGHT);
 	m.weight = o->weight;
 	m.has_cap = !!(o->given & O_CAP);
@@ -169,9 +174,10 @@ tenant_json(const Hg__TenantInfo *t)
 
 	for (i = 0; i < t->n_bound_ports; i++)
 		json_array_append_new(bound, json_integer(t->bound_ports[i]));
-	return json_pack("{s:s, s:i, s:f, s:I, s:o, s:i, s:i, s:o}",
+	return json_pack("{s:s, s:i, s:f, s:I, s:I, s:o, s:i, s:i, s:o}",
 			 "name", t->name, "id", (int)t->id, "weight", t->weight,
-			 "cap", (json_int_t)t->cap, "ports",
+			 "cap", (json_int_t)t->cap,
+			 "extra_cycles", (json_int_t)t->extra_cycles, "ports",
 			 t->port_hi ? json_pack("{s:i, s:i}", "lo", (int)t->port_lo,
 						"hi", (int)t->port_hi)
 				    : json_null(),
@@ -423,11 +429,12 @@ p_config(const Hg__Response *rsp, const struct opts *o)
 }
 
 static const struct cmd cmds[] = {
-	{ "tenant", "add", 1, 1, O_WEIGHT | O_CAP | O_PORTS,
-	  "tenant add NAME [--weight W] [--cap CYCLES] [--ports LO-HI]",
-	  b_tenant_add, p_ok },
-	{ "tenant", "set", 1, 1, O_WEIGHT | O_CAP,
-	  "tenant set NAME [--weight W] [--cap CYCLES]", b_tenant_set, p_ok },
+	{ "tenant", "add", 1, 1, O_WEIGHT | O_CAP | O_PORTS | O_EXTRA,
+	  "tenant add NAME [--weight W] [--cap CYCLES] [--ports LO-HI] "
+	  "[--extra-cycles N]", b_tenant_add, p_ok },
+	{ "tenant", "set", 1, 1, O_WEIGHT | O_CAP | O_EXTRA,
+	  "tenant set NAME [--weight W] [--cap CYCLES] [--extra-cycles N]",
+	  b_tenant_set, p_ok },
 	{ "tenant", "del", 1, 1, 0, "tenant del NAME", b_tenant_del, p_ok },
 	{ "tenant", "list", 0, 0, 0, "tenant list [--json]", b_tenant_list,
 	  p_tenant_list },
@@ -498,6 +505,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "cap", required_argument, NULL, 'C' },
 		{ "ports", required_argument, NULL, 'p' },
 		{ "tenant", required_argument, NULL, 't' },
+		{ "extra-cycles", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -514,6 +522,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 			  o->given |= O_CAP; break;
 		case 'p': parse_ports(optarg, o); o->given |= O_PORTS; break;
 		case 't': o->tenant = optarg; o->given |= O_TENANT; break;
+		case 'x': o->extra = parse_u64("--extra-cycles", optarg);
+			  o->given |= O_EXTRA; break;
 		case 'h': usage(stdout); exit(0);
 		case ':': die_usage("%s needs a value", argv[optind - 1]);
 		default: die_usage("unknown option '%s'", argv[optind - 1]);
