@@ -99,6 +99,34 @@ hg_lottery(uint32_t mask, const uint32_t *weight_q, uint64_t *rng)
 	return -1;
 }
 
+/* How many datagrams a batch at SCHED may hold: as many as allowance
+ * covers at the tenant's average cost, plus the one that may overrun it,
+ * within [1, room]. DRR with the deficit bounded by one datagram: a tenant
+ * with expensive datagrams gets short batches, so nobody waits behind a
+ * long non-preemptive one; cheap tenants keep full bursts. avg 0 means
+ * not yet measured. */
+static inline unsigned
+hg_batch_size(int64_t allowance, uint64_t avg, unsigned room)
+{
+	uint64_t n;
+
+	if (avg == 0)
+		return room;
+	if (allowance <= 0)
+		return 1;
+	n = (uint64_t)allowance / avg + 1;
+	return n < room ? (unsigned)n : room;
+}
+
+/* Folds one batch into the per-datagram cost average (weight 1/8). */
+static inline uint64_t
+hg_cost_avg(uint64_t avg, uint64_t cycles, unsigned n)
+{
+	uint64_t per = cycles / (n ? n : 1);
+
+	return avg == 0 ? per : avg - avg / 8 + per / 8;
+}
+
 /* Slow-path refill (Virtuoso eq. 1): e = B (tau' - tau) w / sum(w) and
  * b' = min(C, b + e). Returns the new granted value. */
 uint64_t hg_budget_refill(uint64_t granted, uint64_t consumed, uint64_t elapsed,

@@ -111,6 +111,7 @@ struct hg_fp_tenant {
 	uint64_t throttles[HG_PT_N];	/* passed over with work, out of budget */
 	uint64_t unfunded[HG_PT_N];	/* batches run out of budget (slack) */
 	uint64_t drops[HG_TDROP_N];
+	uint64_t sched_avg;		/* EWMA of SCHED cycles per datagram */
 	struct hg_bufpart bufs;
 	uint32_t pend_head, pend_tail;	/* FIFO of validated SEND descriptors */
 	struct hg_desc pend[HG_PEND_SIZE];
@@ -162,6 +163,7 @@ struct hg_dp {
 	uint32_t active_mask;		/* bit t set while tenant t is ACTIVE */
 	uint32_t weight_q[HG_MAX_TENANTS];	/* weights in hundredths, atomic */
 	uint64_t extra_cycles[HG_MAX_TENANTS];	/* synthetic work per datagram */
+	uint64_t cap[HG_MAX_TENANTS];		/* budget caps, atomic */
 	uint64_t *neigh;		/* MAC | 1<<63 per on-link host, atomic */
 	struct hg_fp_core *core;	/* n_cores entries */
 	struct hg_tenant tenant[HG_MAX_TENANTS];

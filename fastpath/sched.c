@@ -103,6 +103,25 @@ sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 	return n;
 }
 
+/* How many datagrams tenant t may send now. Batches are sized to the
+ * budget (or, for slack, the cap) only while another tenant is active on
+ * the core: a lone tenant delays nobody and keeps full bursts. */
+static unsigned
+batch_room(const struct hg_dp *dp, const struct hg_fp_core *c, int t,
+	   int protect, int slack, unsigned room)
+{
+	const struct hg_fp_tenant *ft = &c->t[t];
+	uint32_t others = __atomic_load_n(&dp->active_mask, __ATOMIC_RELAXED) &
+			  ~(1u << t);
+
+	if (!protect || others == 0)
+		return room;
+	return hg_batch_size(slack ? (int64_t)__atomic_load_n(&dp->cap[t],
+							      __ATOMIC_RELAXED)
+				   : hg_budget_left(&ft->bud),
+			     ft->sched_avg, room);
+}
+
 /* The next tenant to serve: round robin among funded ones (or all, with
  * protection off); a weighted draw when only unfunded ones have work. */
 static int
@@ -114,7 +133,8 @@ pick(struct hg_dp *dp, struct hg_fp_core *c, uint32_t elig, int slack)
 }
 
 /* Deficit round robin over the tenants with pending work: funded ones
- * first, each for one bounded batch whose overrun becomes debt; the
+ * first, each for one batch sized to its budget (hg_batch_size), whose
+ * overrun becomes debt; the
  * unfunded ones only if no funded tenant has work here, and then one
  * weighted-lottery winner per pass: serving every unfunded tenant's queue
  * at once would hand an overloaded core out in arrival order, whatever
@@ -146,10 +166,13 @@ hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c)
 			c->pend_mask &= ~(1u << t);
 			continue;
 		}
-		n = sched_tenant(dp, c, &dp->tenant[t], ft, HG_BATCH - sent);
+		n = sched_tenant(dp, c, &dp->tenant[t], ft,
+				 batch_room(dp, c, t, protect, slack, HG_BATCH - sent));
 		if (ft->pend_head == ft->pend_tail)
 			c->pend_mask &= ~(1u << t);
 		t1 = rte_rdtsc();
+		if (n > 0)
+			ft->sched_avg = hg_cost_avg(ft->sched_avg, t1 - t0, n);
 		hg_charge(ft, HG_PT_SCHED, t1 - t0, n,
 			  protect && (funded & (1u << t)));
 		ft->unfunded[HG_PT_SCHED] += protect && !(funded & (1u << t));

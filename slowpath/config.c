@@ -54,6 +54,9 @@ static const struct setting settings[] = {
 	  "on", "time protection on or off" },
 	{ "idle", T_ENUM, 1, FIELD(idle), 0, 0, 0, 0, idle_modes, "poll",
 	  "what a fast-path core does without work: poll|yield|sleep" },
+	{ "slow-idle", T_ENUM, 1, FIELD(slow_idle), 0, 0, 0, 0, idle_modes,
+	  "sleep", "how the slow path waits between refills: poll|yield|sleep "
+	  "(poll needs a core of its own)" },
 	{ "rx-overbudget", T_ENUM, 1, FIELD(rx_overbudget), 0, 0, 0, 0,
 	  admit_drop, "drop",
 	  "an out-of-budget tenant's received datagrams: admit|drop" },

@@ -19,6 +19,7 @@ struct hg_config {
 	double boost;
 	uint64_t protection;	/* index into on/off */
 	uint64_t idle;		/* enum hg_idle_mode */
+	uint64_t slow_idle;	/* enum hg_idle_mode, the slow path's */
 	uint64_t rx_overbudget;	/* index into admit/drop */
 };
 

@@ -132,15 +132,17 @@ on_tick(evutil_socket_t fd, short what, void *arg)
 		event_base_loopbreak(s->base);
 }
 
-/* Waits for the next refill as --idle says: spin, yield, or sleep (the
- * timer slack is 1 µs, so a sleep is short; a late refill only hands out
- * more, up to the cap). */
+/* Waits for the next refill as --slow-idle says: spin, yield, or sleep
+ * (the timer slack is 1 µs, so a sleep is short). Spinning needs a core of
+ * its own, as Virtuoso's slow path has; on a shared core it would starve
+ * the apps. A late refill hands out more, up to the cap, and work
+ * conservation keeps the fast path busy meanwhile. */
 static void
 pace(uint64_t deadline, uint64_t hz)
 {
 	uint64_t now = rte_rdtsc();
 
-	switch (hg_cfg.idle) {
+	switch (hg_cfg.slow_idle) {
 	case HG_IDLE_POLL:
 		while (rte_rdtsc() < deadline && !quit_signal)
 			rte_pause();

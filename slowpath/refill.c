@@ -26,7 +26,7 @@ hg_refill_tick(struct hg_registry *reg, struct hg_refill *r, uint64_t now,
 	       uint64_t period)
 {
 	const struct hg_dp *dp = reg->dp;
-	uint64_t elapsed = now - r->last, consumed = 0;
+	uint64_t elapsed = now - r->last, busy = 0;
 	double wsum;
 	unsigned i, c;
 
@@ -42,7 +42,6 @@ hg_refill_tick(struct hg_registry *reg, struct hg_refill *r, uint64_t now,
 			struct hg_budget *b = &dp->core[c].t[i].bud;
 			uint64_t used = __atomic_load_n(&b->consumed, __ATOMIC_RELAXED);
 
-			consumed += used;
 			__atomic_store_n(&b->granted,
 					 hg_budget_refill(b->granted, used, elapsed,
 							  hg_cfg.boost, t->weight,
@@ -50,9 +49,12 @@ hg_refill_tick(struct hg_registry *reg, struct hg_refill *r, uint64_t now,
 					 __ATOMIC_RELAXED);
 		}
 	}
-	if (consumed != r->consumed_sum)
+	/* activity, not billing: with protection off nothing is billed */
+	for (c = 0; c < dp->n_cores; c++)
+		busy += __atomic_load_n(&dp->core[c].busy_passes, __ATOMIC_RELAXED);
+	if (busy != r->busy_passes)
 		r->last_busy = now;
-	r->consumed_sum = consumed;
+	r->busy_passes = busy;
 	r->last = now;
 	r->refills++;
 	return 1;

@@ -13,8 +13,8 @@
 
 struct hg_refill {
 	uint64_t last;		/* TSC of the previous refill */
-	uint64_t last_busy;	/* TSC when a core last consumed anything */
-	uint64_t consumed_sum;	/* sum of consumed at the previous refill */
+	uint64_t last_busy;	/* TSC when a core last did any work */
+	uint64_t busy_passes;	/* sum over cores at the previous refill */
 	uint64_t refills;
 };
 

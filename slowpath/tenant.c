@@ -148,7 +148,8 @@ free_slot(const struct hg_registry *reg)
 }
 
 /* What the fast path reads of a tenant's settings: the weight in
- * hundredths (to split slack) and its synthetic per-datagram work. */
+ * hundredths (to split slack), the cap (to size slack batches) and its
+ * synthetic per-datagram work. */
 static void
 publish_settings(struct hg_registry *reg, int slot)
 {
@@ -156,6 +157,7 @@ publish_settings(struct hg_registry *reg, int slot)
 			 (uint32_t)(reg->t[slot].weight * 100 + 0.5), __ATOMIC_RELAXED);
 	__atomic_store_n(&reg->dp->extra_cycles[slot], reg->t[slot].extra_cycles,
 			 __ATOMIC_RELAXED);
+	__atomic_store_n(&reg->dp->cap[slot], reg->t[slot].cap, __ATOMIC_RELAXED);
 }
 
 /* Gives each core its share of the tenant's buffers. */

@@ -72,11 +72,12 @@ class Netns:
 
 
 class Daemon:
-    def __init__(self, tag, vdev, fp_cores=1, extra=()):
+    def __init__(self, tag, vdev, fp_cores=1, extra=(), lcores=None):
         self.ctl = f"/tmp/hgt{tag}.sock"
         self.prefix = f"hgt{tag}"
         self.log = open(f"/tmp/hgt{tag}.log", "w")
-        lcores = f"0-{fp_cores}" if fp_cores < os.cpu_count() else f"(0-{fp_cores})@0"
+        if lcores is None:
+            lcores = f"0-{fp_cores}" if fp_cores < os.cpu_count() else f"(0-{fp_cores})@0"
         cmd = [os.path.join(BIN, "hourglassd"), "--no-huge", "-m", "512", "--no-pci",
                "--file-prefix", self.prefix, "--lcores", lcores, f"--vdev={vdev}",
                "--", "--ip", f"{DAEMON_IP}/24", "--ctl", self.ctl, "--idle", "sleep",

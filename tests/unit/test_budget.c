@@ -76,6 +76,18 @@ Test(drr, slack_lottery_follows_weights)
 	cr_assert_eq(hg_lottery(0, wq, &rng), -1);
 }
 
+Test(drr, batches_are_sized_to_the_budget)
+{
+	cr_assert_eq(hg_batch_size(100000, 0, 32), 32, "cost unknown: full burst");
+	cr_assert_eq(hg_batch_size(100000, 1000, 32), 32, "cheap: full burst");
+	cr_assert_eq(hg_batch_size(15000, 5000, 32), 4, "3 covered + 1 overrun");
+	cr_assert_eq(hg_batch_size(15000, 100000, 32), 1, "expensive: one");
+	cr_assert_eq(hg_batch_size(-5, 1000, 32), 1, "at least one");
+	cr_assert_eq(hg_batch_size(15000, 100, 7), 7, "within room");
+	cr_assert_eq(hg_cost_avg(0, 8000, 4), 2000);
+	cr_assert_eq(hg_cost_avg(2000, 10000, 1), 2000 - 250 + 1250);
+}
+
 Test(drr, round_robin_order_from_the_pointer)
 {
 	uint32_t m = (1u << 2) | (1u << 7) | (1u << 31);
@@ -169,7 +181,7 @@ Test(tick, an_idle_tenants_budget_never_exceeds_its_cap)
 	reg->t[0].cap = 4000;			/* lowered live */
 	hg_refill_tick(reg, &r, now, 1000);
 	cr_assert_eq(left(0, 0), 4000);
-	cr_assert_eq(r.last_busy, 0, "nobody consumed anything");
+	cr_assert_eq(r.last_busy, 0, "no core did anything");
 }
 
 Test(tick, deleted_tenants_get_nothing_and_consumption_is_noticed)
@@ -182,6 +194,7 @@ Test(tick, deleted_tenants_get_nothing_and_consumption_is_noticed)
 	cr_assert_eq(left(0, 0), 850, "weight sum is the live tenants only");
 	cr_assert_eq(left(0, 1), 0);
 	hg_budget_charge(&dp->core[1].t[0].bud, 5000);
+	dp->core[1].busy_passes++;
 	hg_refill_tick(reg, &r, 2000, 1000);
 	cr_assert_eq(r.last_busy, 2000);
 	cr_assert_eq(left(1, 0), 850 + 850 - 5000, "debt carried");

@@ -1,0 +1,102 @@
+"""Shared pieces of the benchmark drivers: the test network and daemon
+(from the integration helpers), hgload runs pinned to CPU 0, tables, JSON
+and plots in bench/out/.
+
+On a 2-core machine the fast-path core gets CPU 1 to itself; the slow path,
+the apps and the load generators share CPU 0."""
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "integration"))
+from hg import BIN, DAEMON_IP, Daemon, Netns  # noqa: E402,F401
+
+OUT = os.path.join(HERE, "out")
+APP_CPUS = "0"
+
+
+class Bench:
+    """A test network and one daemon with --idle poll; closes both."""
+
+    def __init__(self, tag, extra=()):
+        os.makedirs(OUT, exist_ok=True)
+        self.net = Netns(f"{os.getpid() % 1000}{tag}")
+        self.daemons, self.apps = [], []
+        try:
+            self.d = self.daemon(self.net.ns[3:], extra)
+        except Exception:
+            self.net.close()
+            raise
+
+    def daemon(self, tag, extra=(), vdev=None, lcores=None):
+        d = Daemon(tag, vdev or f"net_af_packet0,iface={self.net.host_if}",
+                   extra=("--idle", "poll", *extra), lcores=lcores)
+        self.daemons.append(d)
+        return d
+
+    def tenant(self, name, port, threads=1, d=None, rt=False, **opts):
+        """Adds a tenant and its hg-echo; rt: the app runs SCHED_FIFO."""
+        d = d or self.d
+        args = ["tenant", "add", name, "--ports", f"{port}-{port}"]
+        for k, v in opts.items():
+            args += [f"--{k.replace('_', '-')}", str(v)]
+        d.hgctl(*args)
+        e = d.echo(name, port, threads, cpus=APP_CPUS)
+        if rt:
+            subprocess.run(["chrt", "-f", "-a", "-p", "50", str(e.proc.pid)], check=True)
+        self.apps.append(e)
+
+    def close(self):
+        for a in self.apps:
+            a.stop()
+        for d in self.daemons:
+            d.stop()
+        self.net.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def hgload_cmd(port, rate, duration, flows=1, size=64, workload="fixed:0", rt=False):
+    """rt: the client runs SCHED_FIFO, so that its own latency on the
+    shared CPU stays small next to what the datapath does."""
+    prio = ["chrt", "-f", "50"] if rt else []
+    return [*prio, "taskset", "-c", APP_CPUS, os.path.join(BIN, "hgload"),
+            "--target", f"{DAEMON_IP}:{port}", "--rate", str(rate),
+            "--duration", str(duration), "--flows", str(flows),
+            "--size", str(size), "--workload", workload, "--timeout-ms", "500",
+            "--json"]
+
+
+def run_loads(net, loads):
+    """Runs hgloads at once (dicts of hgload_cmd's arguments, plus "net" to
+    send from another namespace); returns their JSON results in order."""
+    procs = []
+    for l in loads:
+        l = dict(l)
+        procs.append(l.pop("net", net).popen(*hgload_cmd(**l), stdout=subprocess.PIPE,
+                                              text=True))
+    return [json.loads(p.communicate(timeout=600)[0]) for p in procs]
+
+
+def save(name, data):
+    path = os.path.join(OUT, f"{name}.json")
+    with open(path, "w") as f:
+        json.dump(data, f, indent=2)
+    return path
+
+
+def pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        print("(matplotlib missing: no plot)")
+        return None
