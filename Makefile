@@ -151,6 +151,8 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@HG_BUILD=$(BUILD) bench/fastpath_cost
+	@HG_BUILD=$(BUILD) bench/overhead
+	@HG_BUILD=$(BUILD) bench/isolation
 
 clean:
 	rm -rf build bench/out
