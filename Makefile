@@ -40,11 +40,12 @@ PROTO_O := $(OBJ)/gen/hgctl.pb-c.o $(OBJ)/proto/ctl_frame.o
 
 FASTPATH_SRC := $(wildcard fastpath/*.c)
 SLOWPATH_SRC := $(wildcard slowpath/*.c)
-CLIENT_SRC   := $(wildcard libclient/*.c)
+CLIENT_SRC   := $(wildcard libclient/*.c) libclient/gt_switch.S
 
 FASTPATH_O := $(FASTPATH_SRC:%.c=$(OBJ)/%.o)
 SLOWPATH_O := $(SLOWPATH_SRC:%.c=$(OBJ)/%.o)
-CLIENT_O   := $(CLIENT_SRC:%.c=$(OBJ)/pic/%.o) $(OBJ)/pic/gen/hgctl.pb-c.o \
+CLIENT_CORE_O := $(patsubst %.S,$(OBJ)/pic/%.o,$(CLIENT_SRC:%.c=$(OBJ)/pic/%.o))
+CLIENT_O   := $(CLIENT_CORE_O) $(OBJ)/pic/gen/hgctl.pb-c.o \
 	      $(OBJ)/pic/proto/ctl_frame.o
 
 TARGETS := $(BIN)/hourglassd $(BIN)/hgctl $(BIN)/hgload $(BIN)/hg-echo \
@@ -85,6 +86,11 @@ $(OBJ)/pic/%.o: %.c $(GEN)/hgctl.pb-c.h
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
 
+$(OBJ)/pic/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(call say,AS,$<)
+	$(Q)$(CC) -fPIC -c $< -o $@
+
 $(BIN)/hourglassd: $(FASTPATH_O) $(SLOWPATH_O) $(PROTO_O)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
@@ -123,12 +129,18 @@ $(BIN)/hg-echo: $(OBJ)/tools/hg_echo.o $(LIB)/libhgclient.a
 UNIT_LINK := $(OBJ)/fastpath/parse.o $(OBJ)/fastpath/bufpart.o \
 	$(OBJ)/fastpath/drops.o $(OBJ)/fastpath/budget.o \
 	$(OBJ)/slowpath/config.o $(OBJ)/slowpath/refill.o \
-	$(OBJ)/slowpath/arena.o $(OBJ)/slowpath/region.o $(PROTO_O)
+	$(OBJ)/slowpath/arena.o $(OBJ)/slowpath/region.o \
+	$(OBJ)/slowpath/timer.o $(PROTO_O)
+
+# the library's tests link its objects (without its copy of the protocol)
+$(BUILD)/tests/test_green $(BUILD)/tests/test_steer: UNIT_EXTRA = $(CLIENT_CORE_O)
+$(BUILD)/tests/test_green $(BUILD)/tests/test_steer: $(CLIENT_CORE_O)
 
 $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(UNIT_LINK)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lcriterion $(DPDK_LIBS) $(EXT_LIBS)
+	$(Q)$(CC) $(LDFLAGS) $(filter-out $(UNIT_EXTRA),$^) $(UNIT_EXTRA) -o $@ \
+		-lcriterion $(DPDK_LIBS) $(EXT_LIBS)
 
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done

@@ -95,6 +95,7 @@ struct hg_tenant {
 	struct hg_region_hdr *hdr;
 	/* rings with daemon-private geometry, see proto/hg_shm.h */
 	struct rte_ring *ring[HG_MAX_CTX][HG_MAX_FP_CORES][HG_RING_KINDS];
+	struct rte_ring *wq[HG_MAX_APPS];	/* apps' wait queues (read only) */
 	uint8_t ctx_app[HG_MAX_CTX];	/* app slot of each open context */
 	uint32_t n_live;		/* atomic; live_ctx[0..n_live) valid */
 	uint8_t live_ctx[HG_MAX_CTX];
@@ -164,6 +165,7 @@ struct hg_dp {
 	uint32_t weight_q[HG_MAX_TENANTS];	/* weights in hundredths, atomic */
 	uint64_t extra_cycles[HG_MAX_TENANTS];	/* synthetic work per datagram */
 	uint64_t cap[HG_MAX_TENANTS];		/* budget caps, atomic */
+	uint32_t steer_jsq[HG_MAX_TENANTS];	/* RX steering: 0 flow, 1 jsq */
 	uint64_t *neigh;		/* MAC | 1<<63 per on-link host, atomic */
 	struct hg_fp_core *core;	/* n_cores entries */
 	struct hg_tenant tenant[HG_MAX_TENANTS];

@@ -12,19 +12,29 @@
 #include "dp.h"
 #include "parse.h"
 
-/* Picks the context of the app that bound the port: flow steering by a hash
- * of the 5-tuple, so one flow keeps its order. */
+/* Picks the context of the app that bound the port. flow: a hash of the
+ * 5-tuple, like RSS, so one flow keeps its order; jsq: the shorter RX ring
+ * on this core of two sampled contexts (power of two choices). Ring counts
+ * come from the daemon's private geometry, so a tenant that lies in its
+ * ring words only skews its own steering. */
 static int
-steer(const struct hg_app_route *r, const struct hg_parsed *p)
+steer(struct hg_fp_core *c, const struct hg_tenant *tn, const struct hg_app_route *r,
+      const struct hg_parsed *p, int jsq)
 {
-	uint32_t n = __atomic_load_n(&r->n_ctx, __ATOMIC_ACQUIRE);
-	uint32_t h;
+	uint32_t n = __atomic_load_n(&r->n_ctx, __ATOMIC_ACQUIRE), a, b;
+	uint64_t x;
 
 	if (n == 0 || n > HG_MAX_CTX)
 		return -1;
-	h = rte_jhash_3words(p->src_ip, p->dst_ip,
-			     (uint32_t)p->src_port << 16 | p->dst_port, 0);
-	return r->ctx[h % n];
+	if (!jsq || n == 1)
+		return r->ctx[rte_jhash_3words(p->src_ip, p->dst_ip,
+					       (uint32_t)p->src_port << 16 | p->dst_port,
+					       0) % n];
+	x = hg_rand(&c->rng);
+	a = r->ctx[(uint32_t)x % n];
+	b = r->ctx[(uint32_t)(x >> 32) % n];
+	return rte_ring_count(tn->ring[a % HG_MAX_CTX][c->idx][HG_RING_RX]) <=
+	       rte_ring_count(tn->ring[b % HG_MAX_CTX][c->idx][HG_RING_RX]) ? (int)a : (int)b;
 }
 
 /* Open-loop receive protection (Virtuoso §4.4): an out-of-budget tenant's
@@ -73,7 +83,8 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, const uint8_t *frame,
 		ft->drops[HG_TDROP_OVER_BUDGET]++;
 		return t;
 	}
-	ctx = app < 0 ? -1 : steer(&tn->route[app], p);
+	ctx = app < 0 ? -1 : steer(c, tn, &tn->route[app], p,
+				   (int)__atomic_load_n(&dp->steer_jsq[t], __ATOMIC_RELAXED));
 	if (ctx < 0) {
 		ft->drops[HG_TDROP_UNBOUND]++;
 		return t;

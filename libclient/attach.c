@@ -108,6 +108,26 @@ map_region(hg_app_t *app, int fd, uint64_t size)
 	}
 	app->n_cores = app->hdr->n_cores;
 	app->per_core = app->hdr->n_bufs / app->n_cores;
+	app->steer = &app->hdr->steer;
+	return 0;
+}
+
+/* The app's own block and wait queue, from its slot. */
+static int
+map_app(hg_app_t *app, uint32_t slot)
+{
+	const struct hg_region_hdr *h = app->hdr;
+	uint64_t wq;
+
+	if (slot >= HG_MAX_APPS ||
+	    h->app_off + HG_MAX_APPS * sizeof(struct hg_app_shm) > h->ring_off)
+		return hg_fail(EPROTO, "daemon sent a bad app slot");
+	app->slot = slot;
+	app->shm = (struct hg_app_shm *)(app->base + h->app_off) + slot;
+	wq = app->shm->wq_off;
+	if (wq < h->wq_off || wq + h->wq_stride > h->buf_off)
+		return hg_fail(EPROTO, "shared region header is inconsistent");
+	app->wq = (struct rte_ring *)(app->base + wq);
 	return 0;
 }
 
@@ -128,6 +148,7 @@ hg_attach(const char *ctl_path, const char *tenant)
 		return NULL;
 	}
 	pthread_mutex_init(&app->lock, NULL);
+	pthread_mutex_init(&app->gt_lock, NULL);
 	app->sock = hg_ctl_connect(ctl_path);
 	if (app->sock < 0) {
 		hg_fail(-app->sock, "cannot reach hourglassd at %s: %s", ctl_path,
@@ -141,10 +162,13 @@ hg_attach(const char *ctl_path, const char *tenant)
 	rc = call(app, &req, &rsp, &fd);
 	if (rc == 0 && (rsp->body_case != HG__RESPONSE__BODY_ATTACH || fd < 0))
 		rc = hg_fail(EPROTO, "daemon sent no region");
-	if (rc == 0)
+	if (rc == 0) {
 		rc = map_region(app, fd, rsp->attach->region_size);
-	else if (fd >= 0)
+		if (rc == 0 && (rc = map_app(app, rsp->attach->app)) < 0)
+			munmap(app->base, app->size);
+	} else if (fd >= 0) {
 		close(fd);
+	}
 	if (rsp != NULL)
 		hg__response__free_unpacked(rsp, NULL);
 	if (rc < 0) {
@@ -189,7 +213,7 @@ hg_ctx_open(hg_app_t *app)
 	id = rsp->body_case == HG__RESPONSE__BODY_CTX_OPEN ? rsp->ctx_open->ctx
 							    : UINT32_MAX;
 	hg__response__free_unpacked(rsp, NULL);
-	if (id >= app->hdr->max_ctx) {
+	if (id >= app->hdr->max_ctx || app->n_ctxs >= HG_MAX_CTX) {
 		hg_fail(EPROTO, "daemon sent a bad context id");
 		return NULL;
 	}
@@ -205,22 +229,35 @@ hg_ctx_open(hg_app_t *app)
 		for (kind = 0; kind < HG_RING_KINDS; kind++)
 			ctx->ring[core][kind] = (struct rte_ring *)(app->base +
 				hg_ring_offset(app->hdr, id, core, kind));
+	/* visible to the other workers' stealing from now on */
+	pthread_mutex_lock(&app->lock);
+	ctx->n = app->n_ctxs;
+	app->ctxs[ctx->n] = ctx;
+	__atomic_store_n(&app->n_ctxs, ctx->n + 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&app->lock);
 	return ctx;
 }
 
+/* Other workers may still steal from it: it is freed with the app. */
 void
 hg_ctx_close(hg_ctx_t *ctx)
 {
-	free(ctx);
+	(void)ctx;
 }
 
 void
 hg_detach(hg_app_t *app)
 {
+	uint32_t i;
+
 	if (app == NULL)
 		return;
 	close(app->sock);
+	hg_green_free_all(app);
+	for (i = 0; i < app->n_ctxs; i++)
+		free(app->ctxs[i]);
 	munmap(app->base, app->size);
 	pthread_mutex_destroy(&app->lock);
+	pthread_mutex_destroy(&app->gt_lock);
 	free(app);
 }

@@ -11,9 +11,12 @@
 #include <rte_ring.h>
 
 #include "../proto/hg_shm.h"
+#include "gt.h"
 #include "hourglass.h"
 
-#define HG_CACHE 32u	/* free buffers a context keeps per core */
+#define HG_CACHE     32u	/* free buffers a context keeps per core */
+#define HG_STEAL_MAX 32u	/* requests taken in one steal */
+#define HG_MAX_GT    4096u	/* green threads per app process */
 
 struct hg_app {
 	int sock;
@@ -24,6 +27,17 @@ struct hg_app {
 	const struct hg_region_hdr *hdr;
 	uint32_t n_cores;
 	uint32_t per_core;	/* buffers per fast-path core */
+	uint32_t slot;		/* app slot in the tenant */
+	struct hg_app_shm *shm;
+	struct rte_ring *wq;	/* this app's wait queue */
+	const struct hg_steer_shm *steer;
+	uint32_t n_ctxs;	/* atomic; ctxs[0..n_ctxs) stay valid */
+	hg_ctx_t *ctxs[HG_MAX_CTX];
+	/* green threads by handle (index, generation): what goes into the
+	 * shared wait queue is checked against this table before use */
+	pthread_mutex_t gt_lock;
+	struct hg_gt *gt[HG_MAX_GT];
+	uint32_t gt_gen[HG_MAX_GT];
 };
 
 struct hg_ctx {
@@ -35,6 +49,22 @@ struct hg_ctx {
 	struct rte_ring *ring[HG_MAX_FP_CORES][HG_RING_KINDS];
 	uint32_t n_cache[HG_MAX_FP_CORES];
 	uint32_t cache[HG_MAX_FP_CORES][HG_CACHE];
+	uint32_t n;		/* index in app->ctxs */
+	/* requests taken from other contexts (work stealing) */
+	uint32_t stash_n, stash_i;
+	struct hg_desc stash[HG_STEAL_MAX];
+	/* green threads (hg_run) */
+	void *main_sp;
+	struct hg_gt *cur;		/* running; NULL outside hg_run */
+	struct hg_gt *idle;		/* parked in hg_recv, reusable */
+	uint32_t n_idle;
+	struct hg_gt *own_head, *own_tail;	/* preempted, wait queue off */
+	struct hg_gt *publish;		/* preempted, to queue after the switch */
+	hg_worker_fn fn;
+	void *fn_arg;
+	struct hg_req plain;		/* the request outside hg_run */
+	uint64_t ema_ns;		/* short service time, weight 1/2 */
+	uint64_t preempted, resumed, stolen;
 };
 
 /* Sets the thread's error text; returns -err for convenience. */
@@ -42,6 +72,20 @@ int hg_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 
 /* Is the daemon still on the other end of the control socket? */
 int hg_daemon_alive(const hg_app_t *app);
+
+/* The calling thread's worker context when it runs hg_run for the same
+ * app (a preempted request may resume on another worker), else ctx. */
+hg_ctx_t *hg_self(hg_ctx_t *ctx);
+/* Ends the bookkeeping of the worker's current request. */
+void hg_req_end(hg_ctx_t *w);
+/* Takes one request from the worker's own queues (stash, then RX rings). */
+int hg_poll_local(hg_ctx_t *w, struct hg_msg *m);
+/* Fills m from a descriptor the daemon (or a stolen queue) handed over. */
+int hg_desc_to_msg(const hg_app_t *app, const struct hg_desc *d, struct hg_msg *m);
+void hg_green_free_all(hg_app_t *app);
+
+/* The clock requests are stamped with (tests inject their own). */
+extern uint64_t (*hg_clock_ns)(void);
 
 static inline uint8_t *
 hg_buf_ptr(const hg_app_t *app, uint32_t buf)

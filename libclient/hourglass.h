@@ -83,6 +83,37 @@ HG_API int hg_sendto(hg_ctx_t *ctx, uint16_t local_port, const struct hg_addr *t
 /* Hands a received message back without replying. */
 HG_API void hg_msg_free(hg_ctx_t *ctx, struct hg_msg *m);
 
+/* ---- request steering (Synergy) ----
+ *
+ * hg_recv takes requests in this order: if the daemon flagged the app's
+ * wait queue as congested, a preempted request from it; else the context's
+ * own queue; else the wait queue; else a batch stolen from another context
+ * of this process whose queue is longer than the tenant's steal threshold.
+ *
+ * hg_run runs fn on the calling thread inside reusable green threads. A
+ * long request (between hg_feedback_start and hg_feedback_finished) may
+ * then be preempted at an hg_yield call when the daemon sees it has run
+ * past its quantum while requests wait; it continues later on whichever
+ * worker takes it from the wait queue. Short requests always run to
+ * completion. Inside hg_run every call uses the calling thread's context
+ * whatever ctx it is given, so fn may keep using the ctx it was passed. */
+typedef void (*hg_worker_fn)(hg_ctx_t *ctx, void *arg);
+
+/* Returns when fn returns (0), or a negative errno. */
+HG_API int hg_run(hg_ctx_t *ctx, hg_worker_fn fn, void *arg);
+/* Marks the current request as long: its quantum starts now. */
+HG_API void hg_feedback_start(hg_ctx_t *ctx);
+HG_API void hg_feedback_finished(hg_ctx_t *ctx);
+/* A preemption point: one load unless the daemon asked. */
+HG_API void hg_yield(hg_ctx_t *ctx);
+
+/* Per-context counters: requests preempted here, resumed here, stolen. */
+struct hg_ctx_stats {
+	uint64_t preempted, resumed, stolen;
+	uint64_t short_ema_ns;
+};
+HG_API void hg_ctx_stats(hg_ctx_t *ctx, struct hg_ctx_stats *s);
+
 /* The last error's one-line reason for this thread. */
 HG_API const char *hg_strerror(void);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The per-message path of the library: ring operations only, no syscalls
- * except while a blocking hg_recv has nothing to do.
+ * The per-message path of the library: ring operations only, no syscalls.
+ * Which request to take next is steer.c's business.
  */
 #include <errno.h>
 #include <string.h>
@@ -11,73 +11,40 @@
 
 #include "client.h"
 
-#define SPIN_POLLS   2000u	/* empty polls before sleeping */
-#define SLEEP_MAX_US 200u
-#define ALIVE_EVERY  64u	/* sleeps between daemon liveness checks */
-
-static uint64_t
-now_us(void)
+int
+hg_desc_to_msg(const hg_app_t *app, const struct hg_desc *d, struct hg_msg *m)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-static int
-poll_rx(hg_ctx_t *ctx, struct hg_msg *m)
-{
-	const hg_app_t *app = ctx->app;
-	struct hg_desc d;
-	uint32_t i, core;
-
-	for (i = 0; i < app->n_cores; i++) {
-		core = (ctx->rx_next + i) % app->n_cores;
-		if (rte_ring_mc_dequeue_elem(ctx->ring[core][HG_RING_RX], &d,
-					     sizeof(d)) != 0)
-			continue;
-		ctx->rx_next = core + 1;
-		if (d.buf >= app->hdr->n_bufs || d.len > HG_BUF_SIZE)
-			continue;	/* cannot happen with a sane daemon */
-		m->data = hg_buf_ptr(app, d.buf);
-		m->len = d.len;
-		m->src.ip = d.peer_ip;
-		m->src.port = d.peer_port;
-		m->local_port = d.local_port;
-		m->buf = d.buf;
-		return 1;
-	}
-	return 0;
+	if (d->buf >= app->hdr->n_bufs || d->len > HG_BUF_SIZE)
+		return 0;	/* cannot happen with a sane daemon */
+	m->data = hg_buf_ptr(app, d->buf);
+	m->len = d->len;
+	m->src.ip = d->peer_ip;
+	m->src.port = d->peer_port;
+	m->local_port = d->local_port;
+	m->buf = d->buf;
+	return 1;
 }
 
 int
-hg_recv(hg_ctx_t *ctx, struct hg_msg *m, long timeout_us)
+hg_poll_local(hg_ctx_t *w, struct hg_msg *m)
 {
-	uint64_t deadline = 0;
-	unsigned empty = 0, sleeps = 0, us = 10;
+	const hg_app_t *app = w->app;
+	struct hg_desc d;
+	uint32_t i, core;
 
-	if (poll_rx(ctx, m))
-		return 1;
-	if (timeout_us == 0)
-		return 0;
-	if (timeout_us > 0)
-		deadline = now_us() + (uint64_t)timeout_us;
-	for (;;) {
-		if (poll_rx(ctx, m))
+	while (w->stash_i < w->stash_n)
+		if (hg_desc_to_msg(app, &w->stash[w->stash_i++], m))
 			return 1;
-		if (++empty < SPIN_POLLS) {
-			rte_pause();
+	for (i = 0; i < app->n_cores; i++) {
+		core = (w->rx_next + i) % app->n_cores;
+		if (rte_ring_mc_dequeue_elem(w->ring[core][HG_RING_RX], &d,
+					     sizeof(d)) != 0)
 			continue;
-		}
-		if (deadline != 0 && now_us() >= deadline)
-			return 0;
-		if (++sleeps % ALIVE_EVERY == 0 && !hg_daemon_alive(ctx->app))
-			return hg_fail(ENOTCONN, "hourglassd went away");
-		struct timespec ts = { 0, (long)us * 1000 };
-
-		nanosleep(&ts, NULL);
-		us = us * 2 > SLEEP_MAX_US ? SLEEP_MAX_US : us * 2;
+		w->rx_next = core + 1;
+		if (hg_desc_to_msg(app, &d, m))
+			return 1;
 	}
+	return 0;
 }
 
 static int
@@ -92,8 +59,9 @@ push_tx(hg_ctx_t *ctx, struct hg_desc *d)
 }
 
 int
-hg_send(hg_ctx_t *ctx, struct hg_msg *req, const void *data, size_t len)
+hg_send(hg_ctx_t *c, struct hg_msg *req, const void *data, size_t len)
 {
+	hg_ctx_t *ctx = hg_self(c);
 	struct hg_desc d = { .buf = req->buf, .len = (uint16_t)len,
 			     .op = HG_OP_SEND, .peer_ip = req->src.ip,
 			     .peer_port = req->src.port,
@@ -103,9 +71,14 @@ hg_send(hg_ctx_t *ctx, struct hg_msg *req, const void *data, size_t len)
 	if (len > HG_MSG_MAX)
 		return hg_fail(EMSGSIZE, "%zu bytes is more than %u", len,
 			       HG_MSG_MAX);
+	int rc;
+
 	if (data != p)
 		memmove(p, data, len);
-	return push_tx(ctx, &d);
+	rc = push_tx(ctx, &d);
+	if (rc == 0)
+		hg_req_end(ctx);
+	return rc;
 }
 
 /* A free buffer of some core: the context's cache first, then the fill
@@ -150,9 +123,10 @@ cache_buffer(hg_ctx_t *ctx, uint32_t buf)
 }
 
 int
-hg_sendto(hg_ctx_t *ctx, uint16_t local_port, const struct hg_addr *to,
+hg_sendto(hg_ctx_t *c, uint16_t local_port, const struct hg_addr *to,
 	  const void *data, size_t len)
 {
+	hg_ctx_t *ctx = hg_self(c);
 	struct hg_desc d = { .len = (uint16_t)len, .op = HG_OP_SEND,
 			     .peer_ip = to->ip, .peer_port = to->port,
 			     .local_port = local_port };
@@ -171,8 +145,11 @@ hg_sendto(hg_ctx_t *ctx, uint16_t local_port, const struct hg_addr *to,
 }
 
 void
-hg_msg_free(hg_ctx_t *ctx, struct hg_msg *m)
+hg_msg_free(hg_ctx_t *c, struct hg_msg *m)
 {
+	hg_ctx_t *ctx = hg_self(c);
+
 	cache_buffer(ctx, m->buf);
 	m->data = NULL;
+	hg_req_end(ctx);
 }

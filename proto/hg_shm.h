@@ -6,9 +6,11 @@
  * is an offset from the region base or an index, and the daemon bounds-checks
  * each one it reads because the tenant can write anything here.
  *
- *   [ page 0      ] struct hg_region_hdr, tenant flags
- *   [ ctx blocks  ] struct hg_ctx_shm[max_ctx]
+ *   [ page 0      ] struct hg_region_hdr, with the tenant's steering
+ *                   settings (struct hg_steer_shm)
+ *   [ ctx blocks  ] struct hg_ctx_shm[max_ctx], then struct hg_app_shm[max_apps]
  *   [ ring slots  ] one slot per (ctx, fp core, kind), ring_stride bytes each
+ *   [ wait queues ] one rte_ring of HG_WQ_SIZE 8-byte handles per app slot
  *   [ buffers     ] n_bufs buffers of buf_size bytes
  *
  * Each ring slot starts with one page that holds only the first
@@ -34,6 +36,7 @@
 #define HG_N_BUFS           4096u	/* buffers per tenant, split over cores */
 #define HG_MAX_PAYLOAD      1472u	/* UDP payload that fits a 1500 MTU */
 #define HG_FILL_TARGET      64u	/* free buffers kept on each fill ring */
+#define HG_WQ_SIZE          1024u	/* preempted green threads per app */
 
 /* Bytes of struct rte_ring before the producer head/tail (checked against
  * offsetof(struct rte_ring, prod) at build time on both sides). */
@@ -85,6 +88,30 @@ struct hg_ctx_shm {
 	uint8_t pad[24];
 };
 
+/* Per-tenant steering settings (DESIGN §5), written by the daemon from
+ * `hgctl tenant set`, read by the library. Factors are in hundredths. */
+struct hg_steer_shm {
+	uint32_t steal;			/* work stealing on */
+	uint32_t wait_queue;		/* preempted requests go to the wait queue */
+	uint32_t preempt;		/* the daemon may preempt long requests */
+	uint32_t steal_threshold;	/* steal only from queues longer than this */
+	uint32_t quantum_factor;	/* QUANTUM_FACTOR x 100 */
+	uint32_t congested_factor;	/* CONGESTED_QUANTUM_FACTOR x 100 */
+	uint32_t quantum_ns;		/* fixed quantum; 0 = adaptive (EMA) */
+	uint32_t pad;
+};
+
+/* Per attached app (process), daemon-written except where noted. The wait
+ * queue holds the app's own green-thread handles: the daemon never
+ * dereferences them, it only reads the ring's indices. */
+struct hg_app_shm {
+	uint32_t check_wait_queue;	/* resume preempted requests first */
+	uint32_t factor;		/* current quantum factor x 100 */
+	uint64_t preemptions;		/* preempt flags the daemon has set */
+	uint64_t wq_off;		/* offset of this app's wait queue ring */
+	uint8_t pad[40];
+};
+
 struct hg_region_hdr {
 	uint32_t magic;
 	uint32_t version;
@@ -104,9 +131,10 @@ struct hg_region_hdr {
 	uint64_t ring_off;
 	uint64_t ring_stride;
 	uint64_t buf_off;
-	/* tenant flags (DESIGN §5), daemon-written */
-	uint32_t check_wait_queue;
-	uint32_t pad;
+	uint64_t app_off;		/* struct hg_app_shm[HG_MAX_APPS] */
+	uint64_t wq_off;		/* wait queue rings */
+	uint64_t wq_stride;
+	struct hg_steer_shm steer;	/* tenant settings, daemon-written */
 };
 
 /* Offset of the struct rte_ring of (ctx, core, kind) from the region base. */

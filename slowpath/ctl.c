@@ -95,13 +95,46 @@ cmd_tenant_add(struct call *c)
 }
 
 static int
+steering_from(struct call *c, const Hg__TenantSet *m, struct hg_tenant_opts *o)
+{
+	if (m->steer != NULL) {
+		if (strcmp(m->steer, "flow") != 0 && strcmp(m->steer, "jsq") != 0) {
+			ERR(c, "steer must be flow or jsq, not '%s'", m->steer);
+			return -EINVAL;
+		}
+		o->has_jsq = 1;
+		o->steer.jsq = strcmp(m->steer, "jsq") == 0;
+	}
+	o->has_qf = m->has_quantum_factor;
+	o->steer.quantum_factor = m->quantum_factor;
+	o->has_cf = m->has_congested_factor;
+	o->steer.congested_factor = m->congested_factor;
+	o->has_wqd = m->has_thresh_wqd_us;
+	o->steer.thresh_wqd_us = m->thresh_wqd_us;
+	o->has_sth = m->has_steal_threshold;
+	o->steer.steal_threshold = m->steal_threshold;
+	o->has_preempt = m->has_preempt;
+	o->steer.preempt = m->preempt;
+	o->has_wq = m->has_wait_queue;
+	o->steer.wait_queue = m->wait_queue;
+	o->has_steal = m->has_steal;
+	o->steer.steal = m->steal;
+	o->has_qus = m->has_quantum_us;
+	o->steer.quantum_us = m->quantum_us;
+	return 0;
+}
+
+static int
 cmd_tenant_set(struct call *c)
 {
 	const Hg__TenantSet *m = c->req->tenant_set;
 	struct hg_tenant_opts o = { 0 };
+	int rc;
 
 	opts_from(&o, m->has_weight, m->weight, m->has_cap, m->cap,
 		  m->has_extra_cycles, m->extra_cycles);
+	if ((rc = steering_from(c, m, &o)) < 0)
+		return rc;
 	return hg_tenant_set(c->conn->ctl->reg, m->name, &o, c->err);
 }
 
@@ -226,6 +259,7 @@ cmd_attach(struct call *c)
 	hg__attach_reply__init(r);
 	r->tenant_id = slot;
 	r->region_size = reg->t[slot].region.size;
+	r->app = (uint32_t)app;
 	c->conn->slot = slot;
 	c->conn->app = app;
 	c->pass_fd = reg->t[slot].region.fd;

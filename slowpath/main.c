@@ -26,6 +26,7 @@
 #include "refill.h"
 #include "stats.h"
 #include "tenant.h"
+#include "timer.h"
 
 RTE_LOG_REGISTER(hg_logtype, hourglass, INFO);
 
@@ -161,7 +162,17 @@ pace(uint64_t deadline, uint64_t hz)
 	}
 }
 
-/* The slow path's loop: refill budgets every refill-ns, serve the control
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The slow path's loop: refill budgets every refill-ns and act as the
+ * timer core (preemption, wait queues) at the same pace, serve the control
  * socket every HG_EVENTS_US; while the fast path has been idle, block in
  * libevent instead (the 1 ms tick bounds the nap). */
 static void
@@ -171,6 +182,7 @@ run_slow_path(struct hg_registry *reg, struct event_base *base)
 	struct timeval tv = { 0, HG_TICK_US };
 	struct event *tick = event_new(base, -1, EV_PERSIST, on_tick, &s);
 	uint64_t hz = rte_get_tsc_hz(), next_events = 0, now, period;
+	static struct hg_timer tm;
 	struct hg_refill rf;
 
 	prctl(PR_SET_TIMERSLACK, 1000UL);
@@ -179,7 +191,8 @@ run_slow_path(struct hg_registry *reg, struct event_base *base)
 	while (!quit_signal) {
 		now = rte_rdtsc();
 		period = RTE_MAX(1u, hg_cfg.refill_ns * hz / 1000000000u);
-		hg_refill_tick(reg, &rf, now, period);
+		if (hg_refill_tick(reg, &rf, now, period))
+			hg_timer_tick(reg, &tm, mono_ns());
 		if (now - rf.last_busy > hz / 1000 * HG_IDLE_AFTER_MS) {
 			event_base_loop(base, EVLOOP_ONCE);
 			continue;

@@ -16,6 +16,7 @@ _Static_assert(offsetof(struct rte_ring, prod) == HG_RING_GEOM_BYTES,
 _Static_assert(sizeof(struct hg_desc) == 24, "descriptor must stay 24 bytes");
 _Static_assert(sizeof(struct hg_ctx_shm) == 64, "ctx block is one cache line");
 _Static_assert(sizeof(struct hg_region_hdr) <= HG_PAGE_SIZE, "header page");
+_Static_assert(sizeof(struct hg_app_shm) == 64, "app block is one cache line");
 
 static uint64_t
 page_round(uint64_t n)
@@ -39,11 +40,15 @@ layout(struct hg_region_hdr *h, uint32_t slot, uint32_t n_cores)
 		.buf_size = HG_BUF_SIZE,
 	};
 	h->ctx_off = HG_PAGE_SIZE;
-	h->ring_off = h->ctx_off + page_round(HG_MAX_CTX * sizeof(struct hg_ctx_shm));
+	h->app_off = h->ctx_off + HG_MAX_CTX * sizeof(struct hg_ctx_shm);
+	h->ring_off = page_round(h->app_off + HG_MAX_APPS * sizeof(struct hg_app_shm));
 	/* one geometry page, then the ring's head/tail words and elements */
 	h->ring_stride = HG_PAGE_SIZE + page_round(body);
-	h->buf_off = h->ring_off + (uint64_t)HG_MAX_CTX * n_cores *
-					   HG_RING_KINDS * h->ring_stride;
+	h->wq_off = h->ring_off + (uint64_t)HG_MAX_CTX * n_cores *
+					  HG_RING_KINDS * h->ring_stride;
+	h->wq_stride = page_round(rte_ring_get_memsize_elem(sizeof(uint64_t),
+							    HG_WQ_SIZE));
+	h->buf_off = h->wq_off + (uint64_t)HG_MAX_APPS * h->wq_stride;
 	h->region_size = h->buf_off + (uint64_t)HG_N_BUFS * HG_BUF_SIZE;
 }
 
@@ -61,6 +66,30 @@ privatize_geometry(uint8_t *page)
 		return -errno;
 	memcpy(page, copy, sizeof(copy));
 	return mprotect(page, HG_PAGE_SIZE, PROT_READ) < 0 ? -errno : 0;
+}
+
+/* The apps' wait queues: multi-producer, multi-consumer among the threads
+ * of one app. The daemon only reads their indices, so their geometry need
+ * not be private. */
+static int
+init_wait_queues(struct hg_tenant *tn)
+{
+	struct hg_app_shm *apps = (struct hg_app_shm *)(tn->base + tn->hdr->app_off);
+	uint32_t a;
+	int rc;
+
+	for (a = 0; a < HG_MAX_APPS; a++) {
+		char name[RTE_RING_NAMESIZE];
+
+		snprintf(name, sizeof(name), "hg%u.wq%u", tn->slot, a);
+		apps[a].wq_off = tn->hdr->wq_off + (uint64_t)a * tn->hdr->wq_stride;
+		rc = rte_ring_init((struct rte_ring *)(tn->base + apps[a].wq_off),
+				   name, HG_WQ_SIZE, 0);
+		if (rc < 0)
+			return rc;
+		tn->wq[a] = (struct rte_ring *)(tn->base + apps[a].wq_off);
+	}
+	return 0;
 }
 
 static int
@@ -115,6 +144,8 @@ hg_region_create(struct hg_region *r, struct hg_tenant *tn, const char *name,
 	tn->hdr = (struct hg_region_hdr *)r->base;
 	*tn->hdr = h;
 	rc = init_rings(tn, n_cores);
+	if (rc == 0)
+		rc = init_wait_queues(tn);
 	if (rc < 0) {
 		munmap(r->base, r->size);
 		close(r->fd);

@@ -135,6 +135,32 @@ hg_stats_collect(struct hg_registry *reg, int slot, struct hg_arena *a)
 	return s;
 }
 
+static Hg__Steering *
+steering_info(struct hg_arena *a, const struct hg_tenant_sp *t,
+	      const struct hg_tenant *tn)
+{
+	Hg__Steering *s = NEW(a, Hg__Steering, steering);
+	const struct hg_app_shm *apps =
+		(const struct hg_app_shm *)(tn->base + tn->hdr->app_off);
+	unsigned i;
+
+	if (s == NULL)
+		return NULL;
+	s->steer = t->steer.jsq ? "jsq" : "flow";
+	s->quantum_factor = t->steer.quantum_factor;
+	s->congested_factor = t->steer.congested_factor;
+	s->thresh_wqd_us = t->steer.thresh_wqd_us;
+	s->steal_threshold = t->steer.steal_threshold;
+	s->preempt = t->steer.preempt;
+	s->wait_queue = t->steer.wait_queue;
+	s->steal = t->steer.steal;
+	s->quantum_us = t->steer.quantum_us;
+	s->preemptions = t->preemptions;
+	for (i = 0; i < HG_MAX_APPS; i++)
+		s->congested_apps += t->app[i].used && apps[i].check_wait_queue;
+	return s;
+}
+
 static Hg__TenantInfo *
 tenant_info(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
 {
@@ -150,6 +176,9 @@ tenant_info(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
 	ti->weight = t->weight;
 	ti->cap = t->cap;
 	ti->extra_cycles = t->extra_cycles;
+	ti->steering = steering_info(a, t, tn);
+	if (ti->steering == NULL)
+		return NULL;
 	ti->port_lo = tn->port_lo;
 	ti->port_hi = tn->port_hi;
 	ti->apps = hg_tenant_apps(t);

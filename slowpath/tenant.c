@@ -112,6 +112,25 @@ check_opts(const struct hg_tenant_opts *o, char *err)
 		ERR("extra-cycles must be in [0, %u]", HG_EXTRA_MAX);
 		return -EINVAL;
 	}
+	if ((o->has_qf && !(o->steer.quantum_factor >= 0.1 &&
+			    o->steer.quantum_factor <= 1000)) ||
+	    (o->has_cf && !(o->steer.congested_factor >= 0.1 &&
+			    o->steer.congested_factor <= 1000))) {
+		ERR("quantum factors must be in [0.1, 1000]");
+		return -EINVAL;
+	}
+	if (o->has_wqd && o->steer.thresh_wqd_us > 1000000) {
+		ERR("thresh-wqd-us must be in [0, 1000000]");
+		return -EINVAL;
+	}
+	if (o->has_sth && o->steer.steal_threshold > HG_RING_SIZE) {
+		ERR("steal-threshold must be in [0, %u]", HG_RING_SIZE);
+		return -EINVAL;
+	}
+	if (o->has_qus && o->steer.quantum_us > 1000000) {
+		ERR("quantum-us must be in [0, 1000000]");
+		return -EINVAL;
+	}
 	if (o->has_ports && (o->port_lo == 0 || o->port_lo > o->port_hi ||
 			     o->port_hi > 65535)) {
 		ERR("ports must be LO-HI with 1 <= LO <= HI <= 65535");
@@ -147,12 +166,59 @@ free_slot(const struct hg_registry *reg)
 	return -1;
 }
 
+static const struct hg_steering steer_defaults = {
+	.quantum_factor = 2, .congested_factor = 10, .steal_threshold = 1,
+	.preempt = 1, .wait_queue = 1, .steal = 1,
+};
+
+static void
+merge_steering(struct hg_steering *s, const struct hg_tenant_opts *o)
+{
+	if (o->has_jsq)
+		s->jsq = o->steer.jsq;
+	if (o->has_qf)
+		s->quantum_factor = o->steer.quantum_factor;
+	if (o->has_cf)
+		s->congested_factor = o->steer.congested_factor;
+	if (o->has_wqd)
+		s->thresh_wqd_us = o->steer.thresh_wqd_us;
+	if (o->has_sth)
+		s->steal_threshold = o->steer.steal_threshold;
+	if (o->has_preempt)
+		s->preempt = o->steer.preempt;
+	if (o->has_wq)
+		s->wait_queue = o->steer.wait_queue;
+	if (o->has_steal)
+		s->steal = o->steer.steal;
+	if (o->has_qus)
+		s->quantum_us = o->steer.quantum_us;
+}
+
+/* The steering settings the library reads from the region header. */
+static void
+publish_steering(struct hg_tenant *tn, const struct hg_steering *s)
+{
+	struct hg_steer_shm *sh = &tn->hdr->steer;
+
+	sh->steal = (uint32_t)s->steal;
+	sh->wait_queue = (uint32_t)s->wait_queue;
+	sh->preempt = (uint32_t)s->preempt;
+	sh->steal_threshold = s->steal_threshold;
+	sh->quantum_factor = (uint32_t)(s->quantum_factor * 100 + 0.5);
+	sh->congested_factor = (uint32_t)(s->congested_factor * 100 + 0.5);
+	sh->quantum_ns = s->quantum_us * 1000u;
+}
+
 /* What the fast path reads of a tenant's settings: the weight in
- * hundredths (to split slack), the cap (to size slack batches) and its
- * synthetic per-datagram work. */
+ * hundredths (to split slack), the cap (to size slack batches), its
+ * synthetic per-datagram work and its RX steering; and what the library
+ * reads from the region. */
 static void
 publish_settings(struct hg_registry *reg, int slot)
 {
+	publish_steering(&reg->dp->tenant[slot], &reg->t[slot].steer);
+	__atomic_store_n(&reg->dp->steer_jsq[slot], (uint32_t)reg->t[slot].steer.jsq,
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&reg->dp->weight_q[slot],
 			 (uint32_t)(reg->t[slot].weight * 100 + 0.5), __ATOMIC_RELAXED);
 	__atomic_store_n(&reg->dp->extra_cycles[slot], reg->t[slot].extra_cycles,
@@ -228,6 +294,8 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	t->weight = o->has_weight ? o->weight : 1.0;
 	t->cap = o->has_cap ? o->cap : hg_cfg.cap;
 	t->extra_cycles = o->has_extra ? o->extra_cycles : 0;
+	t->steer = steer_defaults;
+	merge_steering(&t->steer, o);
 	rc = hg_region_create(&t->region, tn, name, slot, reg->dp->n_cores, err,
 			      HG_ERR_LEN);
 	if (rc == 0 && (rc = setup_buffers(reg, slot)) < 0)
@@ -266,8 +334,10 @@ hg_tenant_set(struct hg_registry *reg, const char *name,
 	}
 	if ((rc = check_opts(o, err)) < 0)
 		return rc;
-	if (!o->has_weight && !o->has_cap && !o->has_extra) {
-		ERR("nothing to set: give --weight, --cap or --extra-cycles");
+	if (!o->has_weight && !o->has_cap && !o->has_extra && !o->has_jsq &&
+	    !o->has_qf && !o->has_cf && !o->has_wqd && !o->has_sth &&
+	    !o->has_preempt && !o->has_wq && !o->has_steal && !o->has_qus) {
+		ERR("nothing to set");
 		return -EINVAL;
 	}
 	pthread_mutex_lock(&reg->lock);
@@ -277,6 +347,7 @@ hg_tenant_set(struct hg_registry *reg, const char *name,
 		reg->t[slot].cap = o->cap;
 	if (o->has_extra)
 		reg->t[slot].extra_cycles = o->extra_cycles;
+	merge_steering(&reg->t[slot].steer, o);
 	publish_settings(reg, slot);
 	pthread_mutex_unlock(&reg->lock);
 	return 0;

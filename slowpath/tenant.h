@@ -24,6 +24,17 @@ struct hg_app_sp {
 	uint32_t n_ctx;
 };
 
+/* Synergy settings of a tenant (DESIGN §5, defaults in §9). */
+struct hg_steering {
+	int jsq;			/* RX steering: 0 flow hash, 1 JSQ */
+	double quantum_factor;
+	double congested_factor;
+	uint32_t thresh_wqd_us;		/* 0: no wait-queue monitoring */
+	uint32_t steal_threshold;
+	int preempt, wait_queue, steal;
+	uint32_t quantum_us;		/* 0: adaptive */
+};
+
 struct hg_tenant_sp {
 	int used;		/* slot taken (active or being released) */
 	int releasing;
@@ -32,6 +43,8 @@ struct hg_tenant_sp {
 	double weight;
 	uint64_t cap;
 	uint64_t extra_cycles;
+	struct hg_steering steer;
+	uint64_t preemptions;
 	struct hg_region region;
 	void *bufmem[HG_MAX_FP_CORES];
 	uint8_t ctx_used[HG_MAX_CTX];
@@ -53,6 +66,10 @@ struct hg_tenant_opts {
 	uint64_t cap;
 	uint32_t port_lo, port_hi;
 	uint64_t extra_cycles;
+	/* steering: each has_ flag says the field was given */
+	int has_jsq, has_qf, has_cf, has_wqd, has_sth, has_preempt, has_wq,
+	    has_steal, has_qus;
+	struct hg_steering steer;
 };
 
 void hg_registry_init(struct hg_registry *reg, struct hg_dp *dp);

@@ -4,6 +4,11 @@
  * configurable application the benchmarks drive: a payload that starts with
  * the synthetic-work header (proto/hg_wire.h) makes the worker spin for its
  * service time before echoing the payload back unchanged.
+ *
+ * Workers run under hg_run (green threads). Requests whose service time is
+ * at least --long-ns are long: they are bracketed by the feedback API and
+ * their spin calls hg_yield() every microsecond of work, so the daemon can
+ * preempt them when short requests wait (Synergy, DESIGN §5).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,14 +26,18 @@
 
 #define MAX_THREADS 16
 #define SEND_RETRIES 100000
+#define YIELD_EVERY_NS 1000	/* a yield point per microsecond of work */
 
 static volatile sig_atomic_t stop;
+
+/* Counters are shared: a preempted request may finish on another worker. */
+static unsigned long served, dropped;
+static int failed;
+static uint64_t long_ns = 10000;
 
 struct worker {
 	pthread_t tid;
 	hg_ctx_t *ctx;
-	unsigned long served, dropped;
-	int failed;
 };
 
 static void
@@ -38,35 +47,69 @@ on_signal(int sig)
 	stop = 1;
 }
 
-/* Burns CPU for the requested service time, as a request handler would. */
+/* Burns CPU for the requested service time, as a request handler would,
+ * with a yield point every YIELD_EVERY_NS of it. Time away (preempted)
+ * does not count as work done. */
 static void
-spin_ns(uint64_t ns)
+spin_ns(hg_ctx_t *ctx, uint64_t ns)
 {
-	uint64_t end = hg_now_ns() + ns;
+	while (ns > 0) {
+		uint64_t t0 = hg_now_ns(), slice = ns < YIELD_EVERY_NS ? ns : YIELD_EVERY_NS;
 
-	while (hg_now_ns() < end)
-		;
+		while (hg_now_ns() - t0 < slice)
+			;
+		ns -= slice;
+		hg_yield(ctx);
+	}
 }
 
 static void
-serve(struct worker *w, struct hg_msg *m)
+serve(hg_ctx_t *ctx, struct hg_msg *m)
 {
 	const struct hg_work_hdr *h = m->data;
-	int tries, rc;
+	int tries, rc = 0;
 
 	if (m->len >= sizeof(*h) && ntohl(h->magic) == HG_WORK_MAGIC &&
-	    h->version == HG_WORK_VERSION)
-		spin_ns(ntohl(h->service_ns));
+	    h->version == HG_WORK_VERSION) {
+		uint64_t ns = ntohl(h->service_ns);
+		int is_long = ns >= long_ns;
+
+		if (is_long)
+			hg_feedback_start(ctx);
+		spin_ns(ctx, ns);
+		if (is_long)
+			hg_feedback_finished(ctx);
+	}
 	for (tries = 0; tries < SEND_RETRIES; tries++) {
-		rc = hg_send(w->ctx, m, m->data, m->len);
+		rc = hg_send(ctx, m, m->data, m->len);
 		if (rc != -EAGAIN)
 			break;
 	}
 	if (rc == 0) {
-		w->served++;
+		__atomic_fetch_add(&served, 1, __ATOMIC_RELAXED);
 	} else {
-		w->dropped++;
-		hg_msg_free(w->ctx, m);
+		__atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
+		hg_msg_free(ctx, m);
+	}
+}
+
+static void
+serve_loop(hg_ctx_t *ctx, void *arg)
+{
+	struct hg_msg m;
+	int rc;
+
+	(void)arg;
+	while (!stop) {
+		rc = hg_recv(ctx, &m, 100000);
+		if (rc < 0) {
+			fprintf(stderr, "hg-echo: %s\n", hg_strerror());
+			failed = 1;
+			stop = 1;
+			break;
+		}
+		if (rc == 1)
+			serve(ctx, &m);
 	}
 }
 
@@ -74,19 +117,11 @@ static void *
 run(void *arg)
 {
 	struct worker *w = arg;
-	struct hg_msg m;
-	int rc;
 
-	while (!stop) {
-		rc = hg_recv(w->ctx, &m, 100000);
-		if (rc < 0) {
-			fprintf(stderr, "hg-echo: %s\n", hg_strerror());
-			w->failed = 1;
-			stop = 1;
-			break;
-		}
-		if (rc == 1)
-			serve(w, &m);
+	if (hg_run(w->ctx, serve_loop, w) < 0) {
+		fprintf(stderr, "hg-echo: %s\n", hg_strerror());
+		failed = 1;
+		stop = 1;
 	}
 	return NULL;
 }
@@ -95,7 +130,9 @@ static void
 usage(int code)
 {
 	fprintf(code ? stderr : stdout,
-		"usage: hg-echo [--ctl PATH] --tenant NAME --port P [--threads N]\n");
+		"usage: hg-echo [--ctl PATH] --tenant NAME --port P [--threads N]\n"
+		"               [--long-ns NS]   (requests this long or longer are long;"
+		" default 10000)\n");
 	exit(code);
 }
 
@@ -107,14 +144,14 @@ main(int argc, char **argv)
 		{ "tenant", required_argument, NULL, 't' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "threads", required_argument, NULL, 'n' },
+		{ "long-ns", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct worker w[MAX_THREADS] = { 0 };
 	const char *ctl = NULL, *tenant = NULL;
 	long port = 0, threads = 1;
-	unsigned long served = 0, dropped = 0;
-	int c, i, failed = 0;
+	int c, i;
 	char *end;
 	hg_app_t *app;
 
@@ -132,6 +169,12 @@ main(int argc, char **argv)
 			  if (*end || threads < 1 || threads > MAX_THREADS) {
 				  fprintf(stderr, "hg-echo: --threads must be 1..%d\n",
 					  MAX_THREADS);
+				  return 2;
+			  }
+			  break;
+		case 'l': long_ns = strtoull(optarg, &end, 10);
+			  if (*end) {
+				  fprintf(stderr, "hg-echo: bad --long-ns '%s'\n", optarg);
 				  return 2;
 			  }
 			  break;
@@ -162,9 +205,6 @@ main(int argc, char **argv)
 	fflush(stdout);
 	for (i = 0; i < threads; i++) {
 		pthread_join(w[i].tid, NULL);
-		served += w[i].served;
-		dropped += w[i].dropped;
-		failed |= w[i].failed;
 		hg_ctx_close(w[i].ctx);
 	}
 	hg_detach(app);

@@ -18,7 +18,8 @@
 #include "ctl_frame.h"
 #include "util.h"
 
-enum { O_WEIGHT = 1, O_CAP = 2, O_PORTS = 4, O_TENANT = 8, O_EXTRA = 16 };
+enum { O_WEIGHT = 1, O_CAP = 2, O_PORTS = 4, O_TENANT = 8, O_EXTRA = 16,
+       O_STEER = 32 };	/* O_STEER: any of the steering options */
 
 struct opts {
 	const char *ctl;
@@ -29,6 +30,7 @@ struct opts {
 	uint32_t port_lo, port_hi;
 	uint64_t extra;
 	const char *tenant;
+	Hg__TenantSet steer;	/* steering options, has_ flags set when given */
 };
 
 struct cmd {
@@ -67,10 +69,11 @@ b_tenant_add(Hg__Request *r, char **a, const struct opts *o)
 static int
 b_tenant_set(Hg__Request *r, char **a, const struct opts *o)
 {
-	static Hg__TenantSet m = HG__TENANT_SET__INIT;
+	static Hg__TenantSet m;
 
-	if (!(o->given & (O_WEIGHT | O_CAP | O_EXTRA)))
-		die_usage("tenant set: give --weight, --cap or --extra-cycles");
+	if (!(o->given & (O_WEIGHT | O_CAP | O_EXTRA | O_STEER)))
+		die_usage("tenant set: give at least one setting");
+	m = o->steer;
 	m.name = a[0];
 	m.has_extra_cycles = !!(o->given & O_EXTRA);
 	m.extra_cycles = o->extra;
@@ -167,6 +170,20 @@ p_ok(const Hg__Response *rsp, const struct opts *o)
 }
 
 static json_t *
+steering_json(const Hg__Steering *s)
+{
+	return json_pack("{s:s, s:f, s:f, s:i, s:i, s:b, s:b, s:b, s:i, s:I, s:i}",
+			 "steer", s->steer, "quantum_factor", s->quantum_factor,
+			 "congested_factor", s->congested_factor,
+			 "thresh_wqd_us", (int)s->thresh_wqd_us,
+			 "steal_threshold", (int)s->steal_threshold,
+			 "preempt", s->preempt, "wait_queue", s->wait_queue,
+			 "steal", s->steal, "quantum_us", (int)s->quantum_us,
+			 "preemptions", (json_int_t)s->preemptions,
+			 "congested_apps", (int)s->congested_apps);
+}
+
+static json_t *
 tenant_json(const Hg__TenantInfo *t)
 {
 	json_t *bound = json_array();
@@ -174,10 +191,11 @@ tenant_json(const Hg__TenantInfo *t)
 
 	for (i = 0; i < t->n_bound_ports; i++)
 		json_array_append_new(bound, json_integer(t->bound_ports[i]));
-	return json_pack("{s:s, s:i, s:f, s:I, s:I, s:o, s:i, s:i, s:o}",
+	return json_pack("{s:s, s:i, s:f, s:I, s:I, s:o, s:o, s:i, s:i, s:o}",
 			 "name", t->name, "id", (int)t->id, "weight", t->weight,
 			 "cap", (json_int_t)t->cap,
-			 "extra_cycles", (json_int_t)t->extra_cycles, "ports",
+			 "extra_cycles", (json_int_t)t->extra_cycles,
+			 "steering", steering_json(t->steering), "ports",
 			 t->port_hi ? json_pack("{s:i, s:i}", "lo", (int)t->port_lo,
 						"hi", (int)t->port_hi)
 				    : json_null(),
@@ -432,8 +450,11 @@ static const struct cmd cmds[] = {
 	{ "tenant", "add", 1, 1, O_WEIGHT | O_CAP | O_PORTS | O_EXTRA,
 	  "tenant add NAME [--weight W] [--cap CYCLES] [--ports LO-HI] "
 	  "[--extra-cycles N]", b_tenant_add, p_ok },
-	{ "tenant", "set", 1, 1, O_WEIGHT | O_CAP | O_EXTRA,
-	  "tenant set NAME [--weight W] [--cap CYCLES] [--extra-cycles N]",
+	{ "tenant", "set", 1, 1, O_WEIGHT | O_CAP | O_EXTRA | O_STEER,
+	  "tenant set NAME [--weight W] [--cap CYCLES] [--extra-cycles N]\n"
+	  "        [--steer flow|jsq] [--quantum-factor F] [--congested-factor F]\n"
+	  "        [--thresh-wqd-us US] [--steal-threshold N] [--quantum-us US]\n"
+	  "        [--preempt on|off] [--wait-queue on|off] [--steal on|off]",
 	  b_tenant_set, p_ok },
 	{ "tenant", "del", 1, 1, 0, "tenant del NAME", b_tenant_del, p_ok },
 	{ "tenant", "list", 0, 0, 0, "tenant list [--json]", b_tenant_list,
@@ -496,6 +517,54 @@ parse_ports(const char *v, struct opts *o)
 }
 
 static int
+parse_on_off(const char *flag, const char *v)
+{
+	if (strcmp(v, "on") == 0)
+		return 1;
+	if (strcmp(v, "off") != 0)
+		die_usage("%s wants on or off, not '%s'", flag, v);
+	return 0;
+}
+
+static uint32_t
+parse_u32(const char *flag, const char *v)
+{
+	uint64_t u = parse_u64(flag, v);
+
+	if (u > UINT32_MAX)
+		die_usage("%s is too large", flag);
+	return (uint32_t)u;
+}
+
+/* One steering option into the TenantSet message (the daemon checks the
+ * ranges, so that every client gets the same answer). */
+static void
+parse_steering(int c, const char *v, Hg__TenantSet *m)
+{
+	switch (c) {
+	case 's':
+		if (strcmp(v, "flow") != 0 && strcmp(v, "jsq") != 0)
+			die_usage("--steer wants flow or jsq, not '%s'", v);
+		m->steer = (char *)v;
+		break;
+	case 'q': m->has_quantum_factor = 1;
+		  m->quantum_factor = parse_double("--quantum-factor", v); break;
+	case 'g': m->has_congested_factor = 1;
+		  m->congested_factor = parse_double("--congested-factor", v); break;
+	case 'W': m->has_thresh_wqd_us = 1;
+		  m->thresh_wqd_us = parse_u32("--thresh-wqd-us", v); break;
+	case 'T': m->has_steal_threshold = 1;
+		  m->steal_threshold = parse_u32("--steal-threshold", v); break;
+	case 'Q': m->has_quantum_us = 1;
+		  m->quantum_us = parse_u32("--quantum-us", v); break;
+	case 'P': m->has_preempt = 1; m->preempt = parse_on_off("--preempt", v); break;
+	case 'Y': m->has_wait_queue = 1;
+		  m->wait_queue = parse_on_off("--wait-queue", v); break;
+	case 'S': m->has_steal = 1; m->steal = parse_on_off("--steal", v); break;
+	}
+}
+
+static int
 parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
@@ -506,6 +575,15 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "ports", required_argument, NULL, 'p' },
 		{ "tenant", required_argument, NULL, 't' },
 		{ "extra-cycles", required_argument, NULL, 'x' },
+		{ "steer", required_argument, NULL, 's' },
+		{ "quantum-factor", required_argument, NULL, 'q' },
+		{ "congested-factor", required_argument, NULL, 'g' },
+		{ "thresh-wqd-us", required_argument, NULL, 'W' },
+		{ "steal-threshold", required_argument, NULL, 'T' },
+		{ "quantum-us", required_argument, NULL, 'Q' },
+		{ "preempt", required_argument, NULL, 'P' },
+		{ "wait-queue", required_argument, NULL, 'Y' },
+		{ "steal", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -524,6 +602,10 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 't': o->tenant = optarg; o->given |= O_TENANT; break;
 		case 'x': o->extra = parse_u64("--extra-cycles", optarg);
 			  o->given |= O_EXTRA; break;
+		case 's': case 'q': case 'g': case 'W': case 'T': case 'Q':
+		case 'P': case 'Y': case 'S':
+			  parse_steering(c, optarg, &o->steer);
+			  o->given |= O_STEER; break;
 		case 'h': usage(stdout); exit(0);
 		case ':': die_usage("%s needs a value", argv[optind - 1]);
 		default: die_usage("unknown option '%s'", argv[optind - 1]);
@@ -561,7 +643,8 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { .ctl = getenv("HG_CTL") ? getenv("HG_CTL")
-						  : HG_CTL_DEFAULT_PATH };
+						  : HG_CTL_DEFAULT_PATH,
+			  .steer = HG__TENANT_SET__INIT };
 	Hg__Request req = HG__REQUEST__INIT;
 	char *words[16];
 	int n = 0, used, sock, rc, i;

@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Request steering on the application side (DESIGN §5, Synergy §II):
+ * Algorithm 2's choice of the next request, work stealing, the wait queue
+ * of preempted long requests, green-thread scheduling, the feedback API
+ * and the per-worker EMA of short service time that sizes the quantum.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_pause.h>
+
+#include "client.h"
+
+#define SPIN_POLLS     2000u	/* empty polls before sleeping */
+#define SLEEP_MAX_US   200u
+#define ALIVE_EVERY    64u	/* sleeps between daemon liveness checks */
+#define EMA_DEFAULT_NS 5000u	/* until a short request has been seen */
+
+static _Thread_local hg_ctx_t *tls_worker;
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* CLOCK_MONOTONIC, the daemon's clock too; replaceable by tests. */
+uint64_t (*hg_clock_ns)(void) = mono_ns;
+
+static uint64_t
+now_ns(void)
+{
+	return hg_clock_ns();
+}
+
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+hg_ctx_t *
+hg_self(hg_ctx_t *c)
+{
+	hg_ctx_t *w = tls_worker;
+
+	return w != NULL && w->app == c->app ? w : c;
+}
+
+/* ---- requests, the EMA and the long-request timer ---- */
+
+static struct hg_req *
+cur_req(hg_ctx_t *w)
+{
+	return w->cur != NULL ? &w->cur->req : &w->plain;
+}
+
+static uint64_t
+quantum(const hg_ctx_t *w)
+{
+	uint32_t fixed = LOAD(w->app->steer->quantum_ns);
+	uint32_t factor = LOAD(w->app->shm->factor);
+
+	if (fixed != 0)
+		return fixed;
+	if (factor == 0)
+		factor = LOAD(w->app->steer->quantum_factor);
+	return (w->ema_ns ? w->ema_ns : EMA_DEFAULT_NS) * factor / 100u;
+}
+
+/* Tells the daemon (the timer) that this worker runs a long request. */
+static void
+timer_start(hg_ctx_t *w)
+{
+	w->shm->quantum_ns = quantum(w);
+	w->shm->long_start_ns = now_ns();
+	__atomic_store_n(&w->shm->in_long, 1, __ATOMIC_RELEASE);
+}
+
+static void
+timer_stop(hg_ctx_t *w)
+{
+	__atomic_store_n(&w->shm->in_long, 0, __ATOMIC_RELEASE);
+}
+
+static void
+req_begin(hg_ctx_t *w)
+{
+	struct hg_req *r = cur_req(w);
+
+	r->active = 1;
+	r->is_long = 0;
+	r->start_ns = now_ns();
+}
+
+void
+hg_req_end(hg_ctx_t *w)
+{
+	struct hg_req *r = cur_req(w);
+	uint64_t dt;
+
+	if (!r->active)
+		return;
+	r->active = 0;
+	if (r->is_long) {
+		timer_stop(w);
+		return;
+	}
+	/* only short requests feed the EMA (weight 1/2, as Synergy) */
+	dt = now_ns() - r->start_ns;
+	w->ema_ns = w->ema_ns ? (w->ema_ns + dt) / 2 : dt;
+	w->shm->short_ema_ns = w->ema_ns;
+}
+
+void
+hg_feedback_start(hg_ctx_t *c)
+{
+	hg_ctx_t *w = hg_self(c);
+
+	cur_req(w)->is_long = 1;
+	timer_start(w);
+}
+
+void
+hg_feedback_finished(hg_ctx_t *c)
+{
+	timer_stop(hg_self(c));
+}
+
+void
+hg_ctx_stats(hg_ctx_t *c, struct hg_ctx_stats *s)
+{
+	s->preempted = c->preempted;
+	s->resumed = c->resumed;
+	s->stolen = c->stolen;
+	s->short_ema_ns = c->ema_ns;
+}
+
+/* ---- the app's green-thread table ---- */
+
+static void gt_entry(void *arg);
+
+static struct hg_gt *
+gt_create(hg_app_t *app)
+{
+	struct hg_gt *gt = hg_gt_new(gt_entry, NULL);
+	uint32_t i;
+
+	if (gt == NULL)
+		return NULL;
+	pthread_mutex_lock(&app->gt_lock);
+	for (i = 0; i < HG_MAX_GT && app->gt[i] != NULL; i++)
+		;
+	if (i < HG_MAX_GT) {
+		gt->idx = i;
+		gt->gen = ++app->gt_gen[i];
+		__atomic_store_n(&app->gt[i], gt, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&app->gt_lock);
+	if (i == HG_MAX_GT) {
+		hg_gt_free(gt);
+		return NULL;
+	}
+	return gt;
+}
+
+static void
+gt_destroy(hg_app_t *app, struct hg_gt *gt)
+{
+	pthread_mutex_lock(&app->gt_lock);
+	app->gt[gt->idx] = NULL;
+	pthread_mutex_unlock(&app->gt_lock);
+	hg_gt_free(gt);
+}
+
+static uint64_t
+gt_handle(const struct hg_gt *gt)
+{
+	return (uint64_t)gt->gen << 32 | gt->idx;
+}
+
+/* A handle read from the shared wait queue: garbage yields NULL. */
+static struct hg_gt *
+gt_lookup(hg_app_t *app, uint64_t h)
+{
+	uint32_t idx = (uint32_t)h;
+	struct hg_gt *gt;
+
+	if (idx >= HG_MAX_GT)
+		return NULL;
+	gt = __atomic_load_n(&app->gt[idx], __ATOMIC_ACQUIRE);
+	return gt != NULL && gt->gen == (uint32_t)(h >> 32) ? gt : NULL;
+}
+
+void
+hg_green_free_all(hg_app_t *app)
+{
+	uint32_t i;
+
+	for (i = 0; i < HG_MAX_GT; i++)
+		if (app->gt[i] != NULL)
+			gt_destroy(app, app->gt[i]);
+}
+
+/* ---- scheduling green threads on a worker ---- */
+
+static void
+own_push(hg_ctx_t *w, struct hg_gt *gt)
+{
+	gt->next = NULL;
+	if (w->own_tail)
+		w->own_tail->next = gt;
+	else
+		w->own_head = gt;
+	w->own_tail = gt;
+}
+
+static struct hg_gt *
+own_pop(hg_ctx_t *w)
+{
+	struct hg_gt *gt = w->own_head;
+
+	if (gt != NULL && (w->own_head = gt->next) == NULL)
+		w->own_tail = NULL;
+	return gt;
+}
+
+/* Queues a preempted green thread once its stack pointer is saved, i.e.
+ * after the switch away from it: before that, another worker that took it
+ * from the wait queue would jump to a stale stack. */
+static void
+after_switch(hg_ctx_t *w)
+{
+	struct hg_gt *gt = w->publish;
+	uint64_t h;
+
+	if (gt == NULL)
+		return;
+	w->publish = NULL;
+	h = gt_handle(gt);
+	if (!LOAD(w->app->steer->wait_queue) ||
+	    rte_ring_mp_enqueue_elem(w->app->wq, &h, sizeof(h)) != 0)
+		own_push(w, gt);	/* wait queue off or full: resumed here */
+}
+
+/* Runs next on this worker; returns when the caller's green thread runs
+ * again, possibly on another worker (re-read tls_worker). */
+static void
+switch_to(hg_ctx_t *w, struct hg_gt *next)
+{
+	struct hg_gt *me = w->cur;
+
+	w->cur = next;
+	hg_gt_switch(&me->sp, next->sp);
+	after_switch(tls_worker);
+}
+
+/* Idle green threads number at most the requests preempted at once plus
+ * the workers; they are freed when hg_run returns. */
+static void
+park(hg_ctx_t *w, struct hg_gt *gt)
+{
+	gt->next = w->idle;
+	w->idle = gt;
+	w->n_idle++;
+}
+
+static struct hg_gt *
+take_idle(hg_ctx_t *w)
+{
+	struct hg_gt *gt = w->idle;
+
+	if (gt != NULL) {
+		w->idle = gt->next;
+		w->n_idle--;
+	}
+	return gt;
+}
+
+/* A fresh green thread runs the worker's function from the top. */
+static void
+gt_entry(void *arg)
+{
+	hg_ctx_t *w = tls_worker;
+
+	(void)arg;
+	after_switch(w);
+	w->fn(w, w->fn_arg);
+	w = tls_worker;
+	hg_req_end(w);
+	hg_gt_switch(&w->cur->sp, w->main_sp);
+	__builtin_unreachable();
+}
+
+/* Preempts the running long request: it goes to the wait queue (after
+ * the switch) and an idle or new green thread takes new work. */
+static void
+preempt(hg_ctx_t *w)
+{
+	struct hg_gt *next = take_idle(w);
+
+	if (next == NULL && (next = gt_create(w->app)) == NULL)
+		return;		/* out of memory: keep running */
+	timer_stop(w);
+	w->preempted++;
+	w->publish = w->cur;
+	switch_to(w, next);
+	/* resumed by some worker, whose timer now runs for this request */
+	w = tls_worker;
+	w->resumed++;
+	timer_start(w);
+}
+
+void
+hg_yield(hg_ctx_t *c)
+{
+	hg_ctx_t *w = hg_self(c);
+
+	if (!__atomic_load_n(&w->shm->preempt, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&w->shm->preempt, 0, __ATOMIC_RELAXED);
+	if (w->cur != NULL && cur_req(w)->is_long &&
+	    __atomic_load_n(&w->shm->in_long, __ATOMIC_RELAXED))
+		preempt(w);
+}
+
+/* Resumes a preempted request from the wait queue; the current green
+ * thread (in hg_recv, between requests) parks as idle. */
+static int
+resume_waiting(hg_ctx_t *w)
+{
+	struct hg_gt *th = NULL;
+	uint64_t h;
+	unsigned n;
+
+	/* anything that is not one of our green threads is dropped */
+	for (n = 0; th == NULL && n < HG_WQ_SIZE; n++) {
+		if (rte_ring_mc_dequeue_elem(w->app->wq, &h, sizeof(h)) != 0)
+			return 0;
+		th = gt_lookup(w->app, h);
+	}
+	if (th == NULL)
+		return 0;
+	park(w, w->cur);
+	switch_to(w, th);
+	return 1;
+}
+
+static int
+resume_own(hg_ctx_t *w)
+{
+	struct hg_gt *th = own_pop(w);
+
+	if (th == NULL)
+		return 0;
+	park(w, w->cur);
+	switch_to(w, th);
+	return 1;
+}
+
+/* Takes half of the longest-looking queue of another context of this
+ * process, at most HG_STEAL_MAX, if it holds more than the threshold. */
+static int
+steal(hg_ctx_t *w, struct hg_msg *m)
+{
+	hg_app_t *app = w->app;
+	uint32_t n = __atomic_load_n(&app->n_ctxs, __ATOMIC_ACQUIRE);
+	uint32_t thr = LOAD(app->steer->steal_threshold), i, core, cnt, k;
+
+	for (i = 1; i < n; i++) {
+		hg_ctx_t *v = app->ctxs[(w->n + i) % n];
+
+		for (core = 0; v != NULL && core < app->n_cores; core++) {
+			cnt = rte_ring_count(v->ring[core][HG_RING_RX]);
+			if (cnt <= thr)
+				continue;
+			k = cnt / 2 ? cnt / 2 : 1;
+			k = k < HG_STEAL_MAX ? k : HG_STEAL_MAX;
+			w->stash_n = rte_ring_mc_dequeue_burst_elem(
+				v->ring[core][HG_RING_RX], w->stash,
+				sizeof(w->stash[0]), k, NULL);
+			w->stash_i = 0;
+			w->stolen += w->stash_n;
+			if (hg_poll_local(w, m))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+enum { PICK_NONE, PICK_MSG, PICK_SWITCHED };
+
+/* Synergy's Algorithm 2. A switch to a resumed request returns here only
+ * when this green thread is needed again: the caller then looks afresh. */
+static int
+pick(hg_ctx_t *w, struct hg_msg *m)
+{
+	const struct hg_steer_shm *st = w->app->steer;
+	int green = w->cur != NULL, wq = green && LOAD(st->wait_queue);
+
+	if (wq && LOAD(w->app->shm->check_wait_queue) && resume_waiting(w))
+		return PICK_SWITCHED;
+	if (hg_poll_local(w, m))
+		return PICK_MSG;
+	if (wq && resume_waiting(w))
+		return PICK_SWITCHED;
+	if (green && resume_own(w))
+		return PICK_SWITCHED;
+	if (LOAD(st->steal) && steal(w, m))
+		return PICK_MSG;
+	return PICK_NONE;
+}
+
+int
+hg_recv(hg_ctx_t *c, struct hg_msg *m, long timeout_us)
+{
+	hg_ctx_t *w = hg_self(c);
+	uint64_t deadline = timeout_us > 0 ? now_ns() + (uint64_t)timeout_us * 1000u : 0;
+	unsigned empty = 0, sleeps = 0, us = 10;
+	int r;
+
+	hg_req_end(w);	/* the previous request, if it got no reply */
+	for (;;) {
+		r = pick(w, m);
+		w = hg_self(c);
+		if (r == PICK_MSG) {
+			req_begin(w);
+			return 1;
+		}
+		if (r == PICK_SWITCHED) {
+			empty = 0;
+			continue;
+		}
+		if (timeout_us == 0)
+			return 0;
+		if (++empty < SPIN_POLLS) {
+			rte_pause();
+			continue;
+		}
+		if (deadline != 0 && now_ns() >= deadline)
+			return 0;
+		if (++sleeps % ALIVE_EVERY == 0 && !hg_daemon_alive(w->app))
+			return hg_fail(ENOTCONN, "hourglassd went away");
+		struct timespec ts = { 0, (long)us * 1000 };
+
+		nanosleep(&ts, NULL);
+		us = us * 2 > SLEEP_MAX_US ? SLEEP_MAX_US : us * 2;
+	}
+}
+
+int
+hg_run(hg_ctx_t *w, hg_worker_fn fn, void *arg)
+{
+	struct hg_gt *gt;
+
+	if (tls_worker != NULL)
+		return hg_fail(EBUSY, "hg_run is already running on this thread");
+	gt = gt_create(w->app);
+	if (gt == NULL)
+		return hg_fail(ENOMEM, "cannot make a green thread");
+	w->fn = fn;
+	w->fn_arg = arg;
+	w->cur = gt;
+	tls_worker = w;
+	hg_gt_switch(&w->main_sp, gt->sp);
+	/* fn returned in w->cur; we are back on the thread's own stack */
+	gt_destroy(w->app, w->cur);
+	w->cur = NULL;
+	while ((gt = take_idle(w)) != NULL)
+		gt_destroy(w->app, gt);
+	while ((gt = own_pop(w)) != NULL)
+		gt_destroy(w->app, gt);
+	tls_worker = NULL;
+	return 0;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The slow path as Synergy's timer core (DESIGN §5, Synergy Algorithm 3):
+ * conditional preemption of long requests and wait-queue congestion.
+ * Everything read from the tenant region is untrusted and only compared.
+ */
+#ifndef HG_SLOWPATH_TIMER_H
+#define HG_SLOWPATH_TIMER_H
+
+#include <stdint.h>
+
+#include "tenant.h"
+
+/* Preempt a worker only if its long request has run past its quantum and
+ * requests are waiting in its queue: otherwise the switch buys nothing. */
+static inline int
+hg_preempt_due(int in_long, uint64_t long_start_ns, uint64_t quantum_ns,
+	       uint64_t now_ns, int queued)
+{
+	return in_long && queued && now_ns >= long_start_ns &&
+	       now_ns - long_start_ns >= quantum_ns;
+}
+
+/* Wait-queue congestion (Synergy §II-B1): every thresh_ns, the queue is
+ * congested if it holds requests and its consumer index has not moved
+ * since the previous check. */
+struct hg_wq_watch {
+	uint64_t last_check_ns;
+	uint32_t last_cons;
+	int congested;
+};
+
+/* Returns the (possibly updated) congestion state. */
+int hg_wq_check(struct hg_wq_watch *w, uint32_t cons, uint32_t count,
+		uint64_t now_ns, uint64_t thresh_ns);
+
+struct hg_timer {
+	struct hg_wq_watch wq[HG_MAX_TENANTS][HG_MAX_APPS];
+};
+
+/* One pass over every tenant's contexts and wait queues at now_ns
+ * (CLOCK_MONOTONIC, the clock the library stamps requests with). */
+void hg_timer_tick(struct hg_registry *reg, struct hg_timer *tm, uint64_t now_ns);
+
+#endif /* HG_SLOWPATH_TIMER_H */

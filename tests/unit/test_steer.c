@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Synergy steering in libhgclient against a real region, with this test
+ * playing the daemon: stealing, the wait queue, green-thread preemption,
+ * the EMA and quantum (injected clock), and the timer's decisions. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "../../libclient/client.h"
+#include "../../slowpath/region.h"
+#include "../../slowpath/timer.h"
+
+static struct hg_region reg;
+static struct hg_tenant tn;
+static hg_app_t *app;
+static uint64_t fake_now = 1000000;
+
+static uint64_t
+fake_clock(void)
+{
+	return fake_now;
+}
+
+static hg_ctx_t *
+open_ctx(uint32_t id)
+{
+	hg_ctx_t *c = calloc(1, sizeof(*c));
+
+	c->app = app;
+	c->id = id;
+	c->shm = (struct hg_ctx_shm *)(app->base + app->hdr->ctx_off) + id;
+	c->ring[0][HG_RING_RX] = (struct rte_ring *)(app->base +
+		hg_ring_offset(app->hdr, id, 0, HG_RING_RX));
+	c->ring[0][HG_RING_TX] = (struct rte_ring *)(app->base +
+		hg_ring_offset(app->hdr, id, 0, HG_RING_TX));
+	c->ring[0][HG_RING_FILL] = (struct rte_ring *)(app->base +
+		hg_ring_offset(app->hdr, id, 0, HG_RING_FILL));
+	c->n = app->n_ctxs;
+	app->ctxs[app->n_ctxs++] = c;
+	return c;
+}
+
+/* What RX does: a payload into buffer buf, a descriptor on ctx's ring. */
+static void
+deliver(uint32_t ctx, uint32_t buf, const char *payload)
+{
+	struct hg_desc d = { .buf = buf, .len = (uint16_t)strlen(payload) };
+
+	memcpy(hg_buf_ptr(app, buf), payload, d.len);
+	cr_assert_eq(rte_ring_sp_enqueue_elem(tn.ring[ctx][0][HG_RING_RX], &d,
+					      sizeof(d)), 0);
+}
+
+static void
+setup(void)
+{
+	char err[160];
+	struct hg_steer_shm *st;
+
+	cr_assert_eq(hg_region_create(&reg, &tn, "s", 0, 1, err, sizeof(err)), 0);
+	app = calloc(1, sizeof(*app));
+	app->sock = -1;
+	app->size = reg.size;
+	app->base = mmap(NULL, reg.size, PROT_READ | PROT_WRITE, MAP_SHARED, reg.fd, 0);
+	app->hdr = (const struct hg_region_hdr *)app->base;
+	app->n_cores = 1;
+	app->per_core = HG_N_BUFS;
+	app->steer = &app->hdr->steer;
+	app->shm = (struct hg_app_shm *)(app->base + app->hdr->app_off);
+	app->wq = (struct rte_ring *)(app->base + app->shm->wq_off);
+	pthread_mutex_init(&app->lock, NULL);
+	pthread_mutex_init(&app->gt_lock, NULL);
+	/* the tenant's defaults, as the daemon publishes them */
+	st = &tn.hdr->steer;
+	*st = (struct hg_steer_shm){ .steal = 1, .wait_queue = 1, .preempt = 1,
+				     .steal_threshold = 1, .quantum_factor = 200,
+				     .congested_factor = 1000 };
+	hg_clock_ns = fake_clock;
+}
+
+static void
+teardown(void)
+{
+	hg_green_free_all(app);
+	for (uint32_t i = 0; i < app->n_ctxs; i++)
+		free(app->ctxs[i]);
+	munmap(app->base, app->size);
+	free(app);
+	hg_region_destroy(&reg);
+}
+
+TestSuite(steal, .init = setup, .fini = teardown);
+
+Test(steal, takes_half_of_a_long_queue_after_its_own)
+{
+	hg_ctx_t *a = open_ctx(0), *b = open_ctx(1);
+	struct hg_msg m;
+	uint32_t i;
+
+	for (i = 0; i < 10; i++)
+		deliver(0, i, "a");
+	deliver(1, 50, "own");
+	cr_assert_eq(hg_recv(b, &m, 0), 1);
+	cr_assert_eq(memcmp(m.data, "own", 3), 0, "own queue first");
+	cr_assert_eq(b->stolen, 0);
+	cr_assert_eq(hg_recv(b, &m, 0), 1);
+	cr_assert_eq(b->stolen, 5, "half of 10");
+	cr_assert_eq(rte_ring_count(a->ring[0][HG_RING_RX]), 5);
+	for (i = 0; i < 4; i++)
+		cr_assert_eq(hg_recv(b, &m, 0), 1, "the rest of the batch");
+	cr_assert_eq(b->stolen, 5);
+}
+
+Test(steal, only_above_the_threshold_and_only_when_on)
+{
+	hg_ctx_t *b;
+	struct hg_msg m;
+
+	open_ctx(0);
+	b = open_ctx(1);
+	deliver(0, 1, "x");
+	cr_assert_eq(hg_recv(b, &m, 0), 0, "1 is not more than the threshold 1");
+	deliver(0, 2, "y");
+	tn.hdr->steer.steal = 0;
+	cr_assert_eq(hg_recv(b, &m, 0), 0, "stealing off");
+	tn.hdr->steer.steal = 1;
+	cr_assert_eq(hg_recv(b, &m, 0), 1);
+	cr_assert_eq(b->stolen, 1, "half of 2");
+	tn.hdr->steer.steal_threshold = 0;
+	cr_assert_eq(hg_recv(b, &m, 0), 1, "threshold 0 takes the last one");
+}
+
+TestSuite(ema, .init = setup, .fini = teardown);
+
+Test(ema, short_requests_only_and_the_quantum_follows)
+{
+	hg_ctx_t *c = open_ctx(0);
+	struct hg_msg m;
+
+	deliver(0, 1, "s1");
+	deliver(0, 2, "s2");
+	deliver(0, 3, "long");
+	deliver(0, 4, "s3");
+	hg_recv(c, &m, 0);
+	fake_now += 2000;
+	hg_msg_free(c, &m);
+	cr_assert_eq(c->ema_ns, 2000, "first sample");
+	hg_recv(c, &m, 0);
+	fake_now += 4000;
+	hg_recv(c, &m, 0);	/* an unanswered request ends at the next recv */
+	cr_assert_eq(c->ema_ns, 3000, "(2000 + 4000) / 2");
+	hg_feedback_start(c);
+	cr_assert_eq(c->shm->in_long, 1);
+	cr_assert_eq(c->shm->quantum_ns, 6000, "EMA x QUANTUM_FACTOR 2");
+	cr_assert_eq(c->shm->long_start_ns, fake_now);
+	fake_now += 1000000;
+	hg_feedback_finished(c);
+	cr_assert_eq(c->shm->in_long, 0);
+	hg_recv(c, &m, 0);
+	cr_assert_eq(c->ema_ns, 3000, "the long request is not a sample");
+	app->shm->factor = 1000;	/* congested: the daemon switched factor */
+	hg_feedback_start(c);
+	cr_assert_eq(c->shm->quantum_ns, 30000);
+	tn.hdr->steer.quantum_ns = 7777;	/* fixed: no adaptation */
+	hg_feedback_start(c);
+	cr_assert_eq(c->shm->quantum_ns, 7777);
+}
+
+/* ---- green threads, preemption and the wait queue ---- */
+
+static char order[16][8];
+static int done;
+
+static void
+serve_all(hg_ctx_t *ctx, void *arg)
+{
+	struct hg_msg m;
+	int *check_after_first_short = arg;
+
+	while (done < 3) {
+		if (hg_recv(ctx, &m, 0) != 1)
+			continue;
+		if (memcmp(m.data, "long", 4) == 0) {
+			hg_feedback_start(ctx);
+			/* the daemon's timer: quantum over, requests queued */
+			__atomic_store_n(&hg_self(ctx)->shm->preempt, 1, __ATOMIC_RELEASE);
+			hg_yield(ctx);
+			hg_feedback_finished(ctx);
+		} else if (*check_after_first_short && done == 0) {
+			app->shm->check_wait_queue = 1;
+		}
+		memcpy(order[done++], m.data, 4);
+		hg_msg_free(ctx, &m);
+	}
+}
+
+static void
+run_three(int wait_queue, int check)
+{
+	hg_ctx_t *c = open_ctx(0);
+
+	tn.hdr->steer.wait_queue = (uint32_t)wait_queue;
+	done = 0;
+	deliver(0, 1, "long");
+	deliver(0, 2, "sh_1");
+	deliver(0, 3, "sh_2");
+	cr_assert_eq(hg_run(c, serve_all, &check), 0);
+	cr_assert_eq(c->preempted, 1);
+	cr_assert_eq(c->resumed, 1);
+	cr_assert_eq(rte_ring_count(app->wq), 0);
+}
+
+TestSuite(preempt, .init = setup, .fini = teardown);
+
+Test(preempt, shorts_run_while_the_long_one_waits)
+{
+	run_three(1, 0);
+	cr_assert_str_eq(order[0], "sh_1");
+	cr_assert_str_eq(order[1], "sh_2");
+	cr_assert_str_eq(order[2], "long", "resumed from the wait queue last");
+}
+
+Test(preempt, without_the_wait_queue_the_worker_resumes_its_own)
+{
+	run_three(0, 0);
+	cr_assert_str_eq(order[2], "long");
+}
+
+Test(preempt, a_congested_wait_queue_goes_first)
+{
+	run_three(1, 1);
+	cr_assert_str_eq(order[0], "sh_1");
+	cr_assert_str_eq(order[1], "long", "check_wait_queue set after sh_1");
+	cr_assert_str_eq(order[2], "sh_2");
+}
+
+static void
+one_pass(hg_ctx_t *ctx, void *arg)
+{
+	struct hg_msg m;
+
+	(void)arg;
+	cr_assert_eq(hg_recv(ctx, &m, 0), 0);
+}
+
+Test(preempt, garbage_in_the_wait_queue_is_ignored)
+{
+	hg_ctx_t *c = open_ctx(0);
+	uint64_t junk[3] = { 0xdeadbeefcafef00dull, 7, (uint64_t)5 << 32 | 4095 };
+
+	for (int i = 0; i < 3; i++)
+		rte_ring_mp_enqueue_elem(app->wq, &junk[i], sizeof(junk[i]));
+	cr_assert_eq(hg_run(c, one_pass, NULL), 0);
+	cr_assert_eq(rte_ring_count(app->wq), 0);
+	cr_assert_eq(c->resumed, 0);
+}
+
+/* ---- the daemon's timer decisions ---- */
+
+Test(timer, preempt_only_past_the_quantum_with_work_waiting)
+{
+	cr_assert_not(hg_preempt_due(1, 1000, 5000, 5999, 1), "within quantum");
+	cr_assert(hg_preempt_due(1, 1000, 5000, 6000, 1));
+	cr_assert_not(hg_preempt_due(1, 1000, 5000, 9000000, 0), "queue empty");
+	cr_assert_not(hg_preempt_due(0, 1000, 5000, 9000000, 1), "not long");
+	cr_assert_not(hg_preempt_due(1, 9000, 5000, 1000, 1), "clock before start");
+}
+
+Test(timer, wait_queue_congestion_needs_a_stalled_consumer)
+{
+	struct hg_wq_watch w = { 0 };
+	const uint64_t T = 50000;
+
+	cr_assert_eq(hg_wq_check(&w, 0, 3, 10000, T), 0, "first look");
+	cr_assert_eq(hg_wq_check(&w, 0, 3, 40000, T), 0, "not yet THRESH_WQD");
+	cr_assert_eq(hg_wq_check(&w, 2, 3, 60000, T), 0, "consumer moved");
+	cr_assert_eq(hg_wq_check(&w, 2, 3, 120000, T), 1, "stalled for THRESH_WQD");
+	cr_assert_eq(hg_wq_check(&w, 2, 3, 130000, T), 1, "kept until next check");
+	cr_assert_eq(hg_wq_check(&w, 2, 0, 180000, T), 0, "empty queue");
+	cr_assert_eq(hg_wq_check(&w, 2, 5, 900000, 0), 0, "THRESH_WQD 0: off");
+}
