@@ -39,7 +39,11 @@ steer(struct hg_fp_core *c, const struct hg_tenant *tn, const struct hg_app_rout
 
 /* Open-loop receive protection (Virtuoso §4.4): an out-of-budget tenant's
  * datagram is dropped after attribution, but only while another funded
- * tenant has work on this core, so a drop never wastes an idle core. */
+ * tenant has work on this core (a drop never wastes an idle core), and
+ * only if the tenant has a backlog of at least a batch here: a budget
+ * below zero after one expensive datagram is the bounded deficit the
+ * design allows, not overload, and must not cost a well-behaved tenant
+ * its requests. */
 struct rx_gate {
 	int protect;		/* protection on: bill funded tenants */
 	int drop;		/* ... and rx-overbudget drop */
@@ -48,14 +52,15 @@ struct rx_gate {
 };
 
 static int
-over_budget(struct rx_gate *g, int t)
+over_budget(struct rx_gate *g, const struct hg_fp_tenant *ft, int t)
 {
 	uint32_t bit = 1u << t;
 
 	if (!g->drop)
 		return 0;
 	g->busy |= bit;
-	return !(g->funded & bit) && (g->busy & g->funded & ~bit) != 0;
+	return !(g->funded & bit) && ft->pend_tail - ft->pend_head >= HG_BATCH &&
+	       (g->busy & g->funded & ~bit) != 0;
 }
 
 /* Copies the payload into a buffer of the tenant and enqueues it on the
@@ -79,7 +84,7 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, const uint8_t *frame,
 	}
 	tn = &dp->tenant[t];
 	ft = &c->t[t];
-	if (over_budget(g, t)) {
+	if (over_budget(g, ft, t)) {
 		ft->drops[HG_TDROP_OVER_BUDGET]++;
 		return t;
 	}
