@@ -411,7 +411,7 @@ report(const struct load *l)
 		die("out of memory");
 	summarize(l, -1, &all, lat, slow);
 	if (l->json) {
-		json_t *types = json_array(), *j;
+		json_t *types = json_array(), *j, *meta;
 		char *out;
 
 		for (t = 0; t < l->n_types; t++) {
@@ -423,14 +423,15 @@ report(const struct load *l)
 			json_array_append_new(types, j);
 		}
 		j = summary_json(&all, secs);
-		json_object_update(j, json_pack("{s:s, s:f, s:f, s:i, s:i, s:s, s:I, "
-						"s:I, s:f, s:o}",
+		meta = json_pack("{s:s, s:f, s:f, s:i, s:i, s:s, s:I, s:I, s:f, s:o}",
 			"target", l->target_str, "rate", l->rate,
 			"duration_s", l->duration, "flows", (int)l->flows,
 			"size", (int)l->size, "workload", l->workload,
 			"send_errors", (json_int_t)l->send_errors,
 			"invalid", (json_int_t)l->invalid, "elapsed_s", secs,
-			"types", types));
+			"types", types);
+		json_object_update(j, meta);
+		json_decref(meta);
 		out = json_dumps(j, JSON_INDENT(2));
 		puts(out);
 		free(out);

@@ -10,7 +10,6 @@ assumes tasks far below the cap. Apps and clients are pinned to CPU 0 so
 the fast-path core on CPU 1 is not preempted mid-batch (preemption would be
 charged to whichever tenant was being served). These assert shares, not
 timings, so they hold on a loaded machine."""
-import json
 import os
 import subprocess
 import time
@@ -127,27 +126,3 @@ def test_rx_overbudget_admit_drops_nothing_for_budget(net, pair):
     for n in ("pa", "pb"):
         assert after[n]["total"]["over_budget_drops"] == before[n]["total"]["over_budget_drops"]
 
-
-def test_live_changes_lose_nothing(net, daemon, cleanup):
-    daemon.hgctl("tenant", "add", "steady", "--ports", "8510-8510")
-    cleanup.append(daemon.echo("steady", 8510, cpus="0"))
-    load = net.popen("taskset", "-c", "0", os.path.join(BIN, "hgload"),
-                     "--target", f"{DAEMON_IP}:8510", "--rate", "2000", "--duration", "3",
-                     "--flows", "4", "--timeout-ms", "1000", "--json",
-                     stdout=subprocess.PIPE, text=True)
-    changes = [("tenant", "set", "steady", "--weight", "5"),
-               ("tenant", "set", "steady", "--cap", "30000"),
-               ("config", "set", "boost", "0.5"),
-               ("config", "set", "refill-ns", "5000"),
-               ("config", "set", "protection", "off"),
-               ("config", "set", "protection", "on"),
-               ("config", "set", "rx-overbudget", "admit"),
-               ("config", "set", "rx-overbudget", "drop"),
-               ("config", "set", "refill-ns", "1000"),
-               ("config", "set", "boost", "0.85"),
-               ("tenant", "set", "steady", "--weight", "1", "--cap", "15000")]
-    for c in changes:
-        time.sleep(0.2)
-        daemon.hgctl(*c)
-    out = json.loads(load.communicate(timeout=30)[0])
-    assert out["sent"] > 5000 and out["lost"] == 0, out
