@@ -121,6 +121,8 @@ steering_from(struct call *c, const Hg__TenantSet *m, struct hg_tenant_opts *o)
 	o->steer.steal = m->steal;
 	o->has_qus = m->has_quantum_us;
 	o->steer.quantum_us = m->quantum_us;
+	o->has_always = m->has_preempt_always;
+	o->steer.preempt_always = m->preempt_always;
 	return 0;
 }
 

@@ -155,6 +155,7 @@ steering_info(struct hg_arena *a, const struct hg_tenant_sp *t,
 	s->wait_queue = t->steer.wait_queue;
 	s->steal = t->steer.steal;
 	s->quantum_us = t->steer.quantum_us;
+	s->preempt_always = t->steer.preempt_always;
 	s->preemptions = t->preemptions;
 	for (i = 0; i < HG_MAX_APPS; i++)
 		s->congested_apps += t->app[i].used && apps[i].check_wait_queue;

@@ -192,6 +192,8 @@ merge_steering(struct hg_steering *s, const struct hg_tenant_opts *o)
 		s->steal = o->steer.steal;
 	if (o->has_qus)
 		s->quantum_us = o->steer.quantum_us;
+	if (o->has_always)
+		s->preempt_always = o->steer.preempt_always;
 }
 
 /* The steering settings the library reads from the region header. */
@@ -336,7 +338,8 @@ hg_tenant_set(struct hg_registry *reg, const char *name,
 		return rc;
 	if (!o->has_weight && !o->has_cap && !o->has_extra && !o->has_jsq &&
 	    !o->has_qf && !o->has_cf && !o->has_wqd && !o->has_sth &&
-	    !o->has_preempt && !o->has_wq && !o->has_steal && !o->has_qus) {
+	    !o->has_preempt && !o->has_wq && !o->has_steal && !o->has_qus &&
+	    !o->has_always) {
 		ERR("nothing to set");
 		return -EINVAL;
 	}

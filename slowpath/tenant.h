@@ -32,6 +32,7 @@ struct hg_steering {
 	uint32_t thresh_wqd_us;		/* 0: no wait-queue monitoring */
 	uint32_t steal_threshold;
 	int preempt, wait_queue, steal;
+	int preempt_always;		/* don't wait for queued work (ablation) */
 	uint32_t quantum_us;		/* 0: adaptive */
 };
 
@@ -68,7 +69,7 @@ struct hg_tenant_opts {
 	uint64_t extra_cycles;
 	/* steering: each has_ flag says the field was given */
 	int has_jsq, has_qf, has_cf, has_wqd, has_sth, has_preempt, has_wq,
-	    has_steal, has_qus;
+	    has_steal, has_qus, has_always;
 	struct hg_steering steer;
 };
 

@@ -48,6 +48,7 @@ preempt_tenant(struct hg_registry *reg, int slot, uint64_t now)
 		    __atomic_load_n(&c->preempt, __ATOMIC_RELAXED) ||
 		    !hg_preempt_due(__atomic_load_n(&c->in_long, __ATOMIC_ACQUIRE),
 				    c->long_start_ns, c->quantum_ns, now,
+				    t->steer.preempt_always ||
 				    queued(tn, ctx, reg->dp->n_cores)))
 			continue;
 		__atomic_store_n(&c->preempt, 1, __ATOMIC_RELEASE);

@@ -172,12 +172,13 @@ p_ok(const Hg__Response *rsp, const struct opts *o)
 static json_t *
 steering_json(const Hg__Steering *s)
 {
-	return json_pack("{s:s, s:f, s:f, s:i, s:i, s:b, s:b, s:b, s:i, s:I, s:i}",
+	return json_pack("{s:s, s:f, s:f, s:i, s:i, s:b, s:b, s:b, s:b, s:i, s:I, s:i}",
 			 "steer", s->steer, "quantum_factor", s->quantum_factor,
 			 "congested_factor", s->congested_factor,
 			 "thresh_wqd_us", (int)s->thresh_wqd_us,
 			 "steal_threshold", (int)s->steal_threshold,
-			 "preempt", s->preempt, "wait_queue", s->wait_queue,
+			 "preempt", s->preempt, "preempt_always", s->preempt_always,
+			 "wait_queue", s->wait_queue,
 			 "steal", s->steal, "quantum_us", (int)s->quantum_us,
 			 "preemptions", (json_int_t)s->preemptions,
 			 "congested_apps", (int)s->congested_apps);
@@ -454,7 +455,7 @@ static const struct cmd cmds[] = {
 	  "tenant set NAME [--weight W] [--cap CYCLES] [--extra-cycles N]\n"
 	  "        [--steer flow|jsq] [--quantum-factor F] [--congested-factor F]\n"
 	  "        [--thresh-wqd-us US] [--steal-threshold N] [--quantum-us US]\n"
-	  "        [--preempt on|off] [--wait-queue on|off] [--steal on|off]",
+	  "        [--preempt on|off|always] [--wait-queue on|off] [--steal on|off]",
 	  b_tenant_set, p_ok },
 	{ "tenant", "del", 1, 1, 0, "tenant del NAME", b_tenant_del, p_ok },
 	{ "tenant", "list", 0, 0, 0, "tenant list [--json]", b_tenant_list,
@@ -557,7 +558,13 @@ parse_steering(int c, const char *v, Hg__TenantSet *m)
 		  m->steal_threshold = parse_u32("--steal-threshold", v); break;
 	case 'Q': m->has_quantum_us = 1;
 		  m->quantum_us = parse_u32("--quantum-us", v); break;
-	case 'P': m->has_preempt = 1; m->preempt = parse_on_off("--preempt", v); break;
+	case 'P':
+		/* "always": preempt at quantum expiry even with nothing
+		 * queued, to show what the conditional rule buys */
+		m->has_preempt = m->has_preempt_always = 1;
+		m->preempt_always = strcmp(v, "always") == 0;
+		m->preempt = m->preempt_always || parse_on_off("--preempt", v);
+		break;
 	case 'Y': m->has_wait_queue = 1;
 		  m->wait_queue = parse_on_off("--wait-queue", v); break;
 	case 'S': m->has_steal = 1; m->steal = parse_on_off("--steal", v); break;

@@ -46,6 +46,7 @@ CONFIGS = {
     "no_wait_queue": ["--wait-queue", "off"],
     "no_preempt": ["--preempt", "off"],
     "fixed_quantum": ["--quantum-us", "20"],
+    "preempt_always": ["--preempt", "always", "--quantum-us", "50"],
 }
 
 
@@ -135,5 +136,5 @@ def test_steering_settings_show_and_validate(daemon):
     st = steering(daemon, "knobs")
     assert st == {"steer": "jsq", "quantum_factor": 3.0, "congested_factor": 20.0,
                   "thresh_wqd_us": 100, "steal_threshold": 4, "preempt": False,
-                  "wait_queue": False, "steal": False, "quantum_us": 15,
+                  "preempt_always": False, "wait_queue": False, "steal": False, "quantum_us": 15,
                   "preemptions": 0, "congested_apps": 0}
