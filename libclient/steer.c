@@ -73,6 +73,8 @@ quantum(const hg_ctx_t *w)
 static void
 timer_start(hg_ctx_t *w)
 {
+	/* a flag set for the previous long request must not cut this one */
+	__atomic_store_n(&w->shm->preempt, 0, __ATOMIC_RELAXED);
 	w->shm->quantum_ns = quantum(w);
 	w->shm->long_start_ns = now_ns();
 	__atomic_store_n(&w->shm->in_long, 1, __ATOMIC_RELEASE);

@@ -150,7 +150,9 @@ Test(ema, short_requests_only_and_the_quantum_follows)
 	fake_now += 4000;
 	hg_recv(c, &m, 0);	/* an unanswered request ends at the next recv */
 	cr_assert_eq(c->ema_ns, 3000, "(2000 + 4000) / 2");
+	c->shm->preempt = 1;	/* left over from an earlier long request */
 	hg_feedback_start(c);
+	cr_assert_eq(c->shm->preempt, 0, "a new long request starts unflagged");
 	cr_assert_eq(c->shm->in_long, 1);
 	cr_assert_eq(c->shm->quantum_ns, 6000, "EMA x QUANTUM_FACTOR 2");
 	cr_assert_eq(c->shm->long_start_ns, fake_now);
