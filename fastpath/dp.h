@@ -22,8 +22,10 @@
 #include <rte_ring.h>
 
 #include "../proto/hg_shm.h"
+#include "parse.h"
 #include "budget.h"
 #include "bufpart.h"
+#include "session.h"
 
 #define HG_MAX_TENANTS  32u	/* one bit each in the 32-bit masks below */
 #define HG_BATCH        32u
@@ -61,7 +63,11 @@ enum hg_point { HG_PT_RX, HG_PT_TX, HG_PT_SCHED, HG_PT_N };
 	X(NO_NEIGH, "no_neighbor")            \
 	X(NIC_FULL, "nic_tx_full")            \
 	X(NO_MBUF, "no_mbuf")                 \
-	X(OVER_BUDGET, "rx_over_budget")
+	X(OVER_BUDGET, "rx_over_budget")      \
+	X(BAD_RPC, "bad_rpc_header")          \
+	X(NO_CREDIT, "rpc_reject_no_credit")  \
+	X(OVERLOAD, "rpc_reject_overload")    \
+	X(NO_SESSION, "rpc_reject_no_session")
 
 #define HG_ENUM_ENTRY(name, str) HG_DROP_##name,
 enum hg_core_drop { HG_CORE_DROPS(HG_ENUM_ENTRY) HG_DROP_N };
@@ -101,7 +107,16 @@ struct hg_tenant {
 	uint8_t live_ctx[HG_MAX_CTX];
 	struct hg_app_route route[HG_MAX_APPS];
 	uint16_t port_lo, port_hi;	/* host order, inclusive */
+	uint16_t rpc_lo, rpc_hi;	/* RPC ports, host order; 0-0: none */
 } __rte_cache_aligned;
+
+/* A tenant's credit state as the slow path publishes it every update. */
+struct hg_credit_pub {
+	uint64_t pool;		/* credits for all sessions on all cores */
+	uint64_t dm_tsc;	/* D_m: age of the oldest waiting request */
+	uint64_t dt_tsc;	/* D_t */
+	uint64_t ddrop_tsc;	/* D_drop */
+};
 
 /* A tenant's work on one core, written only by that core. */
 struct hg_fp_tenant {
@@ -113,6 +128,7 @@ struct hg_fp_tenant {
 	uint64_t unfunded[HG_PT_N];	/* batches run out of budget (slack) */
 	uint64_t drops[HG_TDROP_N];
 	uint64_t sched_avg;		/* EWMA of SCHED cycles per datagram */
+	uint64_t credit_updates;	/* explicit credit messages sent */
 	struct hg_bufpart bufs;
 	uint32_t pend_head, pend_tail;	/* FIFO of validated SEND descriptors */
 	struct hg_desc pend[HG_PEND_SIZE];
@@ -139,6 +155,7 @@ struct hg_fp_core {
 	uint32_t sched_rr;		/* next tenant SCHED looks at */
 	uint32_t tx_rr;			/* first tenant TX polls */
 	uint64_t rng;			/* for splitting slack by weight */
+	struct hg_sessions *sess;	/* RPC sessions seen on this core */
 	uint32_t pend_mask;		/* tenants with pending TX work here */
 	uint16_t ip_id;
 	struct hg_fp_tenant t[HG_MAX_TENANTS];
@@ -166,6 +183,7 @@ struct hg_dp {
 	uint64_t extra_cycles[HG_MAX_TENANTS];	/* synthetic work per datagram */
 	uint64_t cap[HG_MAX_TENANTS];		/* budget caps, atomic */
 	uint32_t steer_jsq[HG_MAX_TENANTS];	/* RX steering: 0 flow, 1 jsq */
+	struct hg_credit_pub credit[HG_MAX_TENANTS];
 	uint64_t *neigh;		/* MAC | 1<<63 per on-link host, atomic */
 	struct hg_fp_core *core;	/* n_cores entries */
 	struct hg_tenant tenant[HG_MAX_TENANTS];
@@ -208,6 +226,18 @@ hg_protecting(const struct hg_dp *dp)
 {
 	return __atomic_load_n(&dp->live.protection, __ATOMIC_RELAXED) != 0;
 }
+
+/* RPC credits (rpc.c) */
+enum hg_rpc_verdict { HG_RPC_ADMIT, HG_RPC_REPLY, HG_RPC_DROP };
+int hg_rpc_is_port(const struct hg_tenant *tn, uint16_t port_net);
+enum hg_rpc_verdict hg_rpc_admit(struct hg_dp *dp, struct hg_fp_core *c, int t,
+				 uint8_t *frame, struct hg_parsed *p,
+				 uint32_t *reply_len);
+void hg_rpc_response(struct hg_dp *dp, struct hg_fp_core *c, int t,
+		     uint8_t *payload, uint16_t len, uint32_t peer_ip,
+		     uint16_t peer_port);
+unsigned hg_rpc_scan(struct hg_dp *dp, struct hg_fp_core *c);
+void hg_rpc_forget_tenant(struct hg_fp_core *c, int t);
 
 /* fastpath entry points */
 int hg_fp_loop(void *arg);			/* lcore main, arg = hg_fp_core */

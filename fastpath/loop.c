@@ -46,6 +46,7 @@ run_commands(struct hg_fp_core *c)
 			hg_bufpart_reclaim(&ft->bufs, cmd[i].app + 1);
 		else if (cmd[i].op == HG_CMD_RELEASE_TENANT) {
 			release_tenant(ft);
+			hg_rpc_forget_tenant(c, cmd[i].tenant % HG_MAX_TENANTS);
 			c->pend_mask &= ~(1u << (cmd[i].tenant % HG_MAX_TENANTS));
 		}
 	}
@@ -94,6 +95,7 @@ hg_fp_loop(void *arg)
 		}
 		since_cmd = 0;
 		run_commands(c);
+		work += hg_rpc_scan(dp, c);
 		if (work == 0)
 			idle(c, &empty);
 	}

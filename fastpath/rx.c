@@ -64,10 +64,12 @@ over_budget(struct rx_gate *g, const struct hg_fp_tenant *ft, int t)
 }
 
 /* Copies the payload into a buffer of the tenant and enqueues it on the
- * chosen context's RX ring. Returns the tenant slot, or -1 if unowned. */
+ * chosen context's RX ring. On an RPC port a request without credit is
+ * instead rewritten into a reject (*reply_len set) before any copy.
+ * Returns the tenant slot, or -1 if unowned. */
 static int
-deliver(struct hg_dp *dp, struct hg_fp_core *c, const uint8_t *frame,
-	const struct hg_parsed *p, uint64_t now, struct rx_gate *g)
+deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
+	struct hg_parsed *p, uint64_t now, struct rx_gate *g, uint32_t *reply_len)
 {
 	uint32_t e = __atomic_load_n(&dp->port_map[rte_be_to_cpu_16(p->dst_port)],
 				     __ATOMIC_ACQUIRE);
@@ -88,6 +90,9 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, const uint8_t *frame,
 		ft->drops[HG_TDROP_OVER_BUDGET]++;
 		return t;
 	}
+	if (hg_rpc_is_port(tn, p->dst_port) &&
+	    hg_rpc_admit(dp, c, t, frame, p, reply_len) != HG_RPC_ADMIT)
+		return t;
 	ctx = app < 0 ? -1 : steer(c, tn, &tn->route[app], p,
 				   (int)__atomic_load_n(&dp->steer_jsq[t], __ATOMIC_RELAXED));
 	if (ctx < 0) {
@@ -120,7 +125,7 @@ rx_one(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf *m,
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	struct hg_parsed p;
-	uint32_t len;
+	uint32_t len, reply = 0;
 	int t = -1;
 
 	if (!rte_pktmbuf_is_contiguous(m)) {
@@ -149,7 +154,12 @@ rx_one(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf *m,
 		return -1;
 	case HG_PKT_UDP:
 		hg_neigh_learn(dp, p.src_ip, &p.src_mac);
-		t = deliver(dp, c, f, &p, now, g);
+		t = deliver(dp, c, f, &p, now, g, &reply);
+		if (reply != 0) {
+			m->data_len = m->pkt_len = reply;
+			out[(*n_out)++] = m;
+			return t;
+		}
 		break;
 	}
 	rte_pktmbuf_free(m);

@@ -49,6 +49,10 @@ build(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 	rte_memcpy(f + HG_UDP_HDRS_LEN,
 		   tn->base + tn->hdr->buf_off + (uint64_t)d->buf * HG_BUF_SIZE,
 		   d->len);
+	/* the grant goes into the copy: tenant memory is never written */
+	if (hg_rpc_is_port(tn, d->local_port))
+		hg_rpc_response(dp, c, (int)tn->slot, f + HG_UDP_HDRS_LEN, d->len,
+				d->peer_ip, d->peer_port);
 	len = hg_build_udp(f, &fl, d->len);
 	m->data_len = m->pkt_len = len;
 	return 0;

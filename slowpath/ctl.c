@@ -91,6 +91,9 @@ cmd_tenant_add(struct call *c)
 	o.has_ports = m->has_port_lo;
 	o.port_lo = m->port_lo;
 	o.port_hi = m->port_hi;
+	o.has_rpc = m->has_rpc_lo && m->has_rpc_hi;
+	o.credit.rpc_lo = m->rpc_lo;
+	o.credit.rpc_hi = m->rpc_hi;
 	return hg_tenant_add(c->conn->ctl->reg, m->name, &o, c->err);
 }
 
@@ -123,6 +126,17 @@ steering_from(struct call *c, const Hg__TenantSet *m, struct hg_tenant_opts *o)
 	o->steer.quantum_us = m->quantum_us;
 	o->has_always = m->has_preempt_always;
 	o->steer.preempt_always = m->preempt_always;
+	o->has_rpc = m->has_rpc_lo && m->has_rpc_hi;
+	o->credit.rpc_lo = m->rpc_lo;
+	o->credit.rpc_hi = m->rpc_hi;
+	o->has_dt = m->has_dt_us;
+	o->credit.dt_us = m->dt_us;
+	o->has_ddrop = m->has_ddrop_us;
+	o->credit.ddrop_us = m->ddrop_us;
+	o->has_alpha = m->has_alpha;
+	o->credit.alpha = m->alpha;
+	o->has_beta = m->has_beta;
+	o->credit.beta = m->beta;
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include <event2/event.h>
 #include <rte_eal.h>
+#include <rte_hash.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -20,6 +21,7 @@
 #include <rte_pause.h>
 
 #include "config.h"
+#include "credit.h"
 #include "ctl.h"
 #include "log.h"
 #include "port.h"
@@ -75,6 +77,18 @@ setup_cores(struct rte_mempool **pool)
 
 		if (i == dp->n_cores)
 			break;
+		snprintf(name, sizeof(name), "hg_sess%u", i);
+		dp->core[i].sess = rte_zmalloc("hg_sessions",
+					       sizeof(*dp->core[i].sess),
+					       RTE_CACHE_LINE_SIZE);
+		if (dp->core[i].sess == NULL)
+			return -1;
+		dp->core[i].sess->h = rte_hash_create(&(struct rte_hash_parameters){
+			.name = name, .entries = HG_SESSIONS,
+			.key_len = sizeof(struct hg_sess_key),
+			.socket_id = (int)rte_socket_id() });
+		if (dp->core[i].sess->h == NULL)
+			return -1;
 		snprintf(name, sizeof(name), "hg_cmd%u", i);
 		dp->core[i].idx = i;
 		dp->core[i].lcore = lcore;
@@ -181,7 +195,7 @@ run_slow_path(struct hg_registry *reg, struct event_base *base)
 	struct slow s = { base, reg };
 	struct timeval tv = { 0, HG_TICK_US };
 	struct event *tick = event_new(base, -1, EV_PERSIST, on_tick, &s);
-	uint64_t hz = rte_get_tsc_hz(), next_events = 0, now, period;
+	uint64_t hz = rte_get_tsc_hz(), next_events = 0, next_credit = 0, now, period;
 	static struct hg_timer tm;
 	struct hg_refill rf;
 
@@ -193,6 +207,10 @@ run_slow_path(struct hg_registry *reg, struct event_base *base)
 		period = RTE_MAX(1u, hg_cfg.refill_ns * hz / 1000000000u);
 		if (hg_refill_tick(reg, &rf, now, period))
 			hg_timer_tick(reg, &tm, mono_ns());
+		if (now >= next_credit) {
+			hg_credit_tick(reg, now);
+			next_credit = now + hz / 1000000 * HG_CREDIT_PERIOD_US;
+		}
 		if (now - rf.last_busy > hz / 1000 * HG_IDLE_AFTER_MS) {
 			event_base_loop(base, EVLOOP_ONCE);
 			continue;

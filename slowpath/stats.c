@@ -6,6 +6,7 @@
 #include <rte_telemetry.h>
 
 #include "config.h"
+#include "credit.h"
 #include "stats.h"
 
 static void *
@@ -162,6 +163,29 @@ steering_info(struct hg_arena *a, const struct hg_tenant_sp *t,
 	return s;
 }
 
+static Hg__Credits *
+credits_info(struct hg_arena *a, const struct hg_registry *reg, unsigned slot)
+{
+	const struct hg_tenant_sp *t = &reg->t[slot];
+	Hg__Credits *c = NEW(a, Hg__Credits, credits);
+	uint32_t cc;
+
+	if (c == NULL)
+		return NULL;
+	c->rpc_lo = t->credit.rpc_lo;
+	c->rpc_hi = t->credit.rpc_hi;
+	c->dt_us = t->credit.dt_us;
+	c->ddrop_us = t->credit.ddrop_us;
+	c->alpha = t->credit.alpha;
+	c->beta = t->credit.beta;
+	c->pool = (uint64_t)t->pool;
+	c->sessions = hg_credit_sessions(reg, (int)slot, &c->drained, &c->issued);
+	for (cc = 0; cc < reg->dp->n_cores; cc++)
+		c->credit_updates += LOAD(reg->dp->core[cc].t[slot].credit_updates);
+	c->dm_us = (double)t->dm_tsc * 1e6 / (double)rte_get_tsc_hz();
+	return c;
+}
+
 static Hg__TenantInfo *
 tenant_info(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
 {
@@ -178,7 +202,8 @@ tenant_info(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
 	ti->cap = t->cap;
 	ti->extra_cycles = t->extra_cycles;
 	ti->steering = steering_info(a, t, tn);
-	if (ti->steering == NULL)
+	ti->credits = credits_info(a, reg, slot);
+	if (ti->steering == NULL || ti->credits == NULL)
 		return NULL;
 	ti->port_lo = tn->port_lo;
 	ti->port_hi = tn->port_hi;

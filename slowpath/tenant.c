@@ -166,6 +166,60 @@ free_slot(const struct hg_registry *reg)
 	return -1;
 }
 
+static const struct hg_credit_cfg credit_defaults = {
+	.dt_us = 50, .ddrop_us = 100, .alpha = 0, .beta = 0.02,
+};
+
+static void
+merge_credit(struct hg_credit_cfg *c, const struct hg_tenant_opts *o)
+{
+	if (o->has_rpc) {
+		c->rpc_lo = o->credit.rpc_lo;
+		c->rpc_hi = o->credit.rpc_hi;
+	}
+	if (o->has_dt)
+		c->dt_us = o->credit.dt_us;
+	if (o->has_ddrop)
+		c->ddrop_us = o->credit.ddrop_us;
+	if (o->has_alpha)
+		c->alpha = o->credit.alpha;
+	if (o->has_beta)
+		c->beta = o->credit.beta;
+}
+
+/* RPC ports must be the tenant's own; D_drop must not be below D_t. */
+static int
+check_credit(const struct hg_tenant *tn, const struct hg_credit_cfg *c,
+	     uint32_t lo, uint32_t hi, char *err)
+{
+	if (c->rpc_hi != 0 && (c->rpc_lo < lo || c->rpc_hi > hi || lo == 0)) {
+		ERR("rpc ports %u-%u are not within the tenant's ports %u-%u",
+		    c->rpc_lo, c->rpc_hi, lo, hi);
+		return -EINVAL;
+	}
+	if (c->dt_us == 0 || c->dt_us > 1000000 || c->ddrop_us < c->dt_us ||
+	    c->ddrop_us > 10000000) {
+		ERR("need 0 < dt-us <= ddrop-us (dt-us <= 1000000)");
+		return -EINVAL;
+	}
+	if (c->alpha < 0 || c->alpha > 1000000 || !(c->beta > 0 && c->beta <= 1)) {
+		ERR("alpha must be in [0, 1000000] and beta in (0, 1]");
+		return -EINVAL;
+	}
+	(void)tn;
+	return 0;
+}
+
+/* What the fast path reads of the RPC ports; hi goes first and last so a
+ * concurrent reader sees the old range, none, or the new one. */
+static void
+publish_rpc(struct hg_tenant *tn, const struct hg_credit_cfg *c)
+{
+	__atomic_store_n(&tn->rpc_hi, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&tn->rpc_lo, (uint16_t)c->rpc_lo, __ATOMIC_RELEASE);
+	__atomic_store_n(&tn->rpc_hi, (uint16_t)c->rpc_hi, __ATOMIC_RELEASE);
+}
+
 static const struct hg_steering steer_defaults = {
 	.quantum_factor = 2, .congested_factor = 10, .steal_threshold = 1,
 	.preempt = 1, .wait_queue = 1, .steal = 1,
@@ -298,6 +352,15 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	t->extra_cycles = o->has_extra ? o->extra_cycles : 0;
 	t->steer = steer_defaults;
 	merge_steering(&t->steer, o);
+	t->credit = credit_defaults;
+	merge_credit(&t->credit, o);
+	t->pool = 16;
+	if ((rc = check_credit(tn, &t->credit, o->has_ports ? o->port_lo : 0,
+			       o->has_ports ? o->port_hi : 0, err)) < 0) {
+		free_tenant(reg, slot);
+		pthread_mutex_unlock(&reg->lock);
+		return rc;
+	}
 	rc = hg_region_create(&t->region, tn, name, slot, reg->dp->n_cores, err,
 			      HG_ERR_LEN);
 	if (rc == 0 && (rc = setup_buffers(reg, slot)) < 0)
@@ -308,6 +371,7 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 		return rc;
 	}
 	publish_settings(reg, slot);
+	publish_rpc(tn, &t->credit);
 	hg_refill_start(reg, slot);
 	if (o->has_ports) {
 		tn->port_lo = o->port_lo;
@@ -339,11 +403,22 @@ hg_tenant_set(struct hg_registry *reg, const char *name,
 	if (!o->has_weight && !o->has_cap && !o->has_extra && !o->has_jsq &&
 	    !o->has_qf && !o->has_cf && !o->has_wqd && !o->has_sth &&
 	    !o->has_preempt && !o->has_wq && !o->has_steal && !o->has_qus &&
-	    !o->has_always) {
+	    !o->has_always && !o->has_rpc && !o->has_dt && !o->has_ddrop &&
+	    !o->has_alpha && !o->has_beta) {
 		ERR("nothing to set");
 		return -EINVAL;
 	}
+	{
+		struct hg_credit_cfg c = reg->t[slot].credit;
+		const struct hg_tenant *tn = &reg->dp->tenant[slot];
+
+		merge_credit(&c, o);
+		if ((rc = check_credit(tn, &c, tn->port_lo, tn->port_hi, err)) < 0)
+			return rc;
+	}
 	pthread_mutex_lock(&reg->lock);
+	merge_credit(&reg->t[slot].credit, o);
+	publish_rpc(&reg->dp->tenant[slot], &reg->t[slot].credit);
 	if (o->has_weight)
 		reg->t[slot].weight = o->weight;
 	if (o->has_cap)

@@ -36,6 +36,14 @@ struct hg_steering {
 	uint32_t quantum_us;		/* 0: adaptive */
 };
 
+/* Credit control of a tenant's RPC ports (DESIGN §6, defaults in §9). */
+struct hg_credit_cfg {
+	uint32_t rpc_lo, rpc_hi;	/* 0-0: no RPC ports */
+	uint32_t dt_us, ddrop_us;
+	double alpha;			/* 0: 0.001 x sessions, at least 1 */
+	double beta;
+};
+
 struct hg_tenant_sp {
 	int used;		/* slot taken (active or being released) */
 	int releasing;
@@ -46,6 +54,9 @@ struct hg_tenant_sp {
 	uint64_t extra_cycles;
 	struct hg_steering steer;
 	uint64_t preemptions;
+	struct hg_credit_cfg credit;
+	double pool;			/* the credit pool, AIMD state */
+	uint64_t dm_tsc;		/* D_m at the last update */
 	struct hg_region region;
 	void *bufmem[HG_MAX_FP_CORES];
 	uint8_t ctx_used[HG_MAX_CTX];
@@ -71,6 +82,9 @@ struct hg_tenant_opts {
 	int has_jsq, has_qf, has_cf, has_wqd, has_sth, has_preempt, has_wq,
 	    has_steal, has_qus, has_always;
 	struct hg_steering steer;
+	/* credits */
+	int has_rpc, has_dt, has_ddrop, has_alpha, has_beta;
+	struct hg_credit_cfg credit;
 };
 
 void hg_registry_init(struct hg_registry *reg, struct hg_dp *dp);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hg_rpc.h"
 #include "hg_wire.h"
 #include "hourglass.h"
 #include "util.h"
@@ -63,13 +64,28 @@ spin_ns(hg_ctx_t *ctx, uint64_t ns)
 	}
 }
 
+/* The synthetic-work header, at the start of the payload or right after
+ * an RPC header (the daemon writes the reply's RPC flags and credits). */
+static const struct hg_work_hdr *
+work_header(const struct hg_msg *m)
+{
+	const struct hg_rpc_hdr *r = m->data;
+	size_t off = 0;
+
+	if (m->len >= HG_RPC_HDR_LEN && ntohs(r->magic) == HG_RPC_MAGIC)
+		off = HG_RPC_HDR_LEN;
+	if (m->len < off + sizeof(struct hg_work_hdr))
+		return NULL;
+	return (const struct hg_work_hdr *)((const uint8_t *)m->data + off);
+}
+
 static void
 serve(hg_ctx_t *ctx, struct hg_msg *m)
 {
-	const struct hg_work_hdr *h = m->data;
+	const struct hg_work_hdr *h = work_header(m);
 	int tries, rc = 0;
 
-	if (m->len >= sizeof(*h) && ntohl(h->magic) == HG_WORK_MAGIC &&
+	if (h != NULL && ntohl(h->magic) == HG_WORK_MAGIC &&
 	    h->version == HG_WORK_VERSION) {
 		uint64_t ns = ntohl(h->service_ns);
 		int is_long = ns >= long_ns;

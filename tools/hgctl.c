@@ -19,7 +19,8 @@
 #include "util.h"
 
 enum { O_WEIGHT = 1, O_CAP = 2, O_PORTS = 4, O_TENANT = 8, O_EXTRA = 16,
-       O_STEER = 32 };	/* O_STEER: any of the steering options */
+       O_STEER = 32,	/* any of the steering or credit options */
+       O_RPC = 64 };
 
 struct opts {
 	const char *ctl;
@@ -58,6 +59,9 @@ b_tenant_add(Hg__Request *r, char **a, const struct opts *o)
 	m.cap = o->cap;
 	m.has_extra_cycles = !!(o->given & O_EXTRA);
 	m.extra_cycles = o->extra;
+	m.has_rpc_lo = m.has_rpc_hi = o->steer.has_rpc_lo;
+	m.rpc_lo = o->steer.rpc_lo;
+	m.rpc_hi = o->steer.rpc_hi;
 	m.has_port_lo = m.has_port_hi = !!(o->given & O_PORTS);
 	m.port_lo = o->port_lo;
 	m.port_hi = o->port_hi;
@@ -71,7 +75,7 @@ b_tenant_set(Hg__Request *r, char **a, const struct opts *o)
 {
 	static Hg__TenantSet m;
 
-	if (!(o->given & (O_WEIGHT | O_CAP | O_EXTRA | O_STEER)))
+	if (!(o->given & (O_WEIGHT | O_CAP | O_EXTRA | O_STEER | O_RPC)))
 		die_usage("tenant set: give at least one setting");
 	m = o->steer;
 	m.name = a[0];
@@ -185,6 +189,20 @@ steering_json(const Hg__Steering *s)
 }
 
 static json_t *
+credits_json(const Hg__Credits *c)
+{
+	return json_pack("{s:o, s:i, s:i, s:f, s:f, s:I, s:I, s:i, s:i, s:I, s:f}",
+			 "rpc_ports", c->rpc_hi ? json_pack("{s:i, s:i}", "lo",
+				(int)c->rpc_lo, "hi", (int)c->rpc_hi) : json_null(),
+			 "dt_us", (int)c->dt_us, "ddrop_us", (int)c->ddrop_us,
+			 "alpha", c->alpha, "beta", c->beta,
+			 "pool", (json_int_t)c->pool, "issued", (json_int_t)c->issued,
+			 "sessions", (int)c->sessions, "drained", (int)c->drained,
+			 "credit_updates", (json_int_t)c->credit_updates,
+			 "dm_us", c->dm_us);
+}
+
+static json_t *
 tenant_json(const Hg__TenantInfo *t)
 {
 	json_t *bound = json_array();
@@ -192,11 +210,12 @@ tenant_json(const Hg__TenantInfo *t)
 
 	for (i = 0; i < t->n_bound_ports; i++)
 		json_array_append_new(bound, json_integer(t->bound_ports[i]));
-	return json_pack("{s:s, s:i, s:f, s:I, s:I, s:o, s:o, s:i, s:i, s:o}",
+	return json_pack("{s:s, s:i, s:f, s:I, s:I, s:o, s:o, s:o, s:i, s:i, s:o}",
 			 "name", t->name, "id", (int)t->id, "weight", t->weight,
 			 "cap", (json_int_t)t->cap,
 			 "extra_cycles", (json_int_t)t->extra_cycles,
-			 "steering", steering_json(t->steering), "ports",
+			 "steering", steering_json(t->steering),
+			 "credits", credits_json(t->credits), "ports",
 			 t->port_hi ? json_pack("{s:i, s:i}", "lo", (int)t->port_lo,
 						"hi", (int)t->port_hi)
 				    : json_null(),
@@ -448,14 +467,16 @@ p_config(const Hg__Response *rsp, const struct opts *o)
 }
 
 static const struct cmd cmds[] = {
-	{ "tenant", "add", 1, 1, O_WEIGHT | O_CAP | O_PORTS | O_EXTRA,
+	{ "tenant", "add", 1, 1, O_WEIGHT | O_CAP | O_PORTS | O_EXTRA | O_RPC,
 	  "tenant add NAME [--weight W] [--cap CYCLES] [--ports LO-HI] "
-	  "[--extra-cycles N]", b_tenant_add, p_ok },
-	{ "tenant", "set", 1, 1, O_WEIGHT | O_CAP | O_EXTRA | O_STEER,
+	  "[--extra-cycles N] [--rpc-ports LO-HI]", b_tenant_add, p_ok },
+	{ "tenant", "set", 1, 1, O_WEIGHT | O_CAP | O_EXTRA | O_STEER | O_RPC,
 	  "tenant set NAME [--weight W] [--cap CYCLES] [--extra-cycles N]\n"
 	  "        [--steer flow|jsq] [--quantum-factor F] [--congested-factor F]\n"
 	  "        [--thresh-wqd-us US] [--steal-threshold N] [--quantum-us US]\n"
-	  "        [--preempt on|off|always] [--wait-queue on|off] [--steal on|off]",
+	  "        [--preempt on|off|always] [--wait-queue on|off] [--steal on|off]\n"
+	  "        [--rpc-ports LO-HI] [--dt-us US] [--ddrop-us US] [--alpha A]"
+	  " [--beta B]",
 	  b_tenant_set, p_ok },
 	{ "tenant", "del", 1, 1, 0, "tenant del NAME", b_tenant_del, p_ok },
 	{ "tenant", "list", 0, 0, 0, "tenant list [--json]", b_tenant_list,
@@ -568,6 +589,10 @@ parse_steering(int c, const char *v, Hg__TenantSet *m)
 	case 'Y': m->has_wait_queue = 1;
 		  m->wait_queue = parse_on_off("--wait-queue", v); break;
 	case 'S': m->has_steal = 1; m->steal = parse_on_off("--steal", v); break;
+	case 'D': m->has_dt_us = 1; m->dt_us = parse_u32("--dt-us", v); break;
+	case 'E': m->has_ddrop_us = 1; m->ddrop_us = parse_u32("--ddrop-us", v); break;
+	case 'A': m->has_alpha = 1; m->alpha = parse_double("--alpha", v); break;
+	case 'B': m->has_beta = 1; m->beta = parse_double("--beta", v); break;
 	}
 }
 
@@ -591,6 +616,11 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "preempt", required_argument, NULL, 'P' },
 		{ "wait-queue", required_argument, NULL, 'Y' },
 		{ "steal", required_argument, NULL, 'S' },
+		{ "rpc-ports", required_argument, NULL, 'R' },
+		{ "dt-us", required_argument, NULL, 'D' },
+		{ "ddrop-us", required_argument, NULL, 'E' },
+		{ "alpha", required_argument, NULL, 'A' },
+		{ "beta", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -610,9 +640,19 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 'x': o->extra = parse_u64("--extra-cycles", optarg);
 			  o->given |= O_EXTRA; break;
 		case 's': case 'q': case 'g': case 'W': case 'T': case 'Q':
-		case 'P': case 'Y': case 'S':
+		case 'P': case 'Y': case 'S': case 'D': case 'E': case 'A': case 'B':
 			  parse_steering(c, optarg, &o->steer);
 			  o->given |= O_STEER; break;
+		case 'R': {
+			struct opts tmp = *o;
+
+			parse_ports(optarg, &tmp);
+			o->steer.has_rpc_lo = o->steer.has_rpc_hi = 1;
+			o->steer.rpc_lo = tmp.port_lo;
+			o->steer.rpc_hi = tmp.port_hi;
+			o->given |= O_RPC;
+			break;
+		}
 		case 'h': usage(stdout); exit(0);
 		case ':': die_usage("%s needs a value", argv[optind - 1]);
 		default: die_usage("unknown option '%s'", argv[optind - 1]);

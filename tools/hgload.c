@@ -24,6 +24,7 @@
 
 #include <jansson.h>
 
+#include "hg_rpc.h"
 #include "hg_wire.h"
 #include "util.h"
 
@@ -32,13 +33,26 @@
 #define MAX_TYPES    HG_WORK_MAX_TYPES
 #define PAYLOAD_MAX  1472
 
-enum { R_UNSENT, R_SENT, R_DONE };
+enum { R_UNSENT, R_SENT, R_DONE, R_REJECTED, R_QUEUED, R_SHED };
+
+#define FLOW_QUEUE 4096u	/* requests a session holds back without credit */
 
 struct req {
-	uint64_t tx_ns;
-	uint32_t lat_ns;
+	uint64_t gen_ns;	/* arrival (Poisson) time */
+	uint64_t tx_ns;		/* when it went out */
+	uint32_t lat_ns;	/* reply - tx */
+	uint32_t e2e_ns;	/* reply - arrival */
 	uint8_t type;
 	_Atomic uint8_t state;
+};
+
+/* A session's credit state (the receiver updates window and outstanding;
+ * the queue is the sender's alone). */
+struct flow {
+	_Atomic int window;
+	_Atomic int outstanding;
+	uint32_t qh, qt;
+	uint64_t q[FLOW_QUEUE];
 };
 
 struct rtype {
@@ -55,6 +69,11 @@ struct load {
 	long timeout_ms;
 	unsigned long seed;
 	int json;
+	int rpc, credits;	/* RPC header; obey credits */
+	double slo_us;
+	struct flow *fl;
+	_Atomic uint64_t rejected, credit_msgs;
+	uint64_t shed;		/* dropped at the client: session queue full */
 	char workload[256];
 	struct rtype type[MAX_TYPES];
 	unsigned n_types;
@@ -181,19 +200,111 @@ open_flows(struct load *l)
 
 /* ---- sender ---- */
 
+static uint32_t
+session_id(const struct load *l, unsigned f)
+{
+	return (uint32_t)(l->seed << 16) ^ f;
+}
+
 static void
-wait_until(uint64_t t)
+send_req(struct load *l, uint64_t seq, unsigned f, uint8_t *payload)
+{
+	struct req *r = &l->req[seq];
+	struct hg_work_hdr *h = (void *)(payload + (l->rpc ? HG_RPC_HDR_LEN : 0));
+	struct flow *fl = &l->fl[f];
+
+	r->tx_ns = now_ns();
+	*h = (struct hg_work_hdr){
+		.magic = htonl(HG_WORK_MAGIC), .version = HG_WORK_VERSION,
+		.type = r->type, .service_ns = htonl(l->type[r->type].service_ns),
+		.seq = htobe64(seq), .tx_ns = htobe64(r->tx_ns),
+	};
+	if (l->rpc) {
+		uint32_t queued = fl->qt - fl->qh;
+
+		*(struct hg_rpc_hdr *)payload = (struct hg_rpc_hdr){
+			.magic = htons(HG_RPC_MAGIC), .version = HG_RPC_VERSION,
+			.flags = HG_RPC_REQUEST, .type = r->type,
+			.credits = htons((uint16_t)(queued > 65535 ? 65535 : queued)),
+			.session = htonl(session_id(l, f)), .req_id = htobe64(seq),
+			.ts = htobe64(r->tx_ns),
+		};
+	}
+	/* published before sending: the reply may beat send()'s return */
+	atomic_store_explicit(&r->state, R_SENT, memory_order_release);
+	atomic_fetch_add(&fl->outstanding, 1);
+	if (send(l->fd[f], payload, l->size, 0) < 0) {
+		uint8_t expect = R_SENT;
+
+		if (atomic_compare_exchange_strong(&r->state, &expect, R_UNSENT)) {
+			atomic_fetch_sub(&fl->outstanding, 1);
+			l->send_errors++;
+		}
+	}
+}
+
+/* Sends what a session's window allows from its queue. */
+static void
+drain(struct load *l, unsigned f, uint8_t *payload)
+{
+	struct flow *fl = &l->fl[f];
+
+	while (fl->qh != fl->qt &&
+	       atomic_load(&fl->outstanding) < atomic_load(&fl->window)) {
+		uint64_t seq = fl->q[fl->qh++ % FLOW_QUEUE];
+
+		send_req(l, seq, f, payload);
+	}
+}
+
+static void
+drain_all(struct load *l, uint8_t *payload)
+{
+	unsigned f;
+
+	for (f = 0; f < l->flows; f++)
+		drain(l, f, payload);
+}
+
+/* Waits until t; with credits, keeps sending what new grants allow. */
+static void
+wait_until(struct load *l, uint64_t t, uint8_t *payload)
 {
 	uint64_t now = now_ns();
 
-	/* sleep for the long gaps, spin for the last stretch to be on time */
-	if (t > now + 200000) {
-		struct timespec ts = { 0, (long)(t - now - 100000) };
+	while (now < t) {
+		if (l->credits)
+			drain_all(l, payload);
+		/* sleep for the long gaps, spin for the last stretch */
+		if (t > now + 200000) {
+			struct timespec ts = { 0, l->credits ? 50000 : (long)(t - now - 100000) };
 
-		nanosleep(&ts, NULL);
+			nanosleep(&ts, NULL);
+		}
+		now = now_ns();
 	}
-	while (now_ns() < t)
-		;
+}
+
+static void
+arrive(struct load *l, uint64_t seq, uint8_t *payload)
+{
+	unsigned f = (unsigned)(seq % l->flows);
+	struct flow *fl = &l->fl[f];
+	struct req *r = &l->req[seq];
+
+	r->gen_ns = now_ns();
+	if (!l->credits) {
+		send_req(l, seq, f, payload);
+		return;
+	}
+	if (fl->qt - fl->qh == FLOW_QUEUE) {
+		atomic_store(&r->state, R_SHED);
+		l->shed++;
+		return;
+	}
+	atomic_store(&r->state, R_QUEUED);
+	fl->q[fl->qt++ % FLOW_QUEUE] = seq;
+	drain(l, f, payload);
 }
 
 static void *
@@ -201,7 +312,6 @@ sender(void *arg)
 {
 	struct load *l = arg;
 	uint8_t payload[PAYLOAD_MAX] = { 0 };
-	struct hg_work_hdr *h = (void *)payload;
 	unsigned short xs[3] = { (unsigned short)l->seed,
 				 (unsigned short)(l->seed >> 16), 0x330e };
 	uint64_t seq, next = now_ns(), end;
@@ -209,40 +319,66 @@ sender(void *arg)
 	l->t_start = next;
 	end = next + (uint64_t)(l->duration * 1e9);
 	for (seq = 0; seq < l->n_req; seq++) {
-		struct req *r = &l->req[seq];
-		unsigned t;
-
 		next += (uint64_t)(-log(1.0 - erand48(xs)) / l->rate * 1e9);
 		if (next >= end)
 			break;
-		wait_until(next);
-		t = pick_type(l, erand48(xs));
-		r->type = (uint8_t)t;
-		*h = (struct hg_work_hdr){
-			.magic = htonl(HG_WORK_MAGIC), .version = HG_WORK_VERSION,
-			.type = (uint8_t)t,
-			.service_ns = htonl(l->type[t].service_ns),
-			.seq = htobe64(seq),
-		};
-		r->tx_ns = now_ns();
-		h->tx_ns = htobe64(r->tx_ns);
-		/* published before sending: the reply may beat send()'s return */
-		atomic_store_explicit(&r->state, R_SENT, memory_order_release);
+		wait_until(l, next, payload);
+		l->req[seq].type = (uint8_t)pick_type(l, erand48(xs));
 		atomic_store_explicit(&l->sent, seq + 1, memory_order_release);
-		if (send(l->fd[seq % l->flows], payload, l->size, 0) < 0) {
-			uint8_t expect = R_SENT;
-
-			if (atomic_compare_exchange_strong(&r->state, &expect,
-							   R_UNSENT))
-				l->send_errors++;
-		}
+		arrive(l, seq, payload);
 	}
 	l->t_end = now_ns();
+	/* what the windows let through while the last replies come back */
+	if (l->credits)
+		wait_until(l, l->t_end + (uint64_t)l->timeout_ms * 500000u, payload);
 	atomic_store(&l->sending, 0);
 	return NULL;
 }
 
 /* ---- receiver ---- */
+
+static void
+take_rpc(struct load *l, const uint8_t *buf, ssize_t n, uint64_t now)
+{
+	const struct hg_rpc_hdr *h = (const void *)buf;
+	unsigned f = ntohl(h->session) ^ (uint32_t)(l->seed << 16);
+	uint64_t seq = be64toh(h->req_id);
+	struct flow *fl;
+	uint8_t expect = R_SENT;
+
+	if (n < (ssize_t)HG_RPC_HDR_LEN || ntohs(h->magic) != HG_RPC_MAGIC ||
+	    f >= l->flows) {
+		l->invalid++;
+		return;
+	}
+	fl = &l->fl[f];
+	atomic_store(&fl->window, ntohs(h->credits));
+	if (h->flags & HG_RPC_CREDIT) {
+		atomic_fetch_add(&l->credit_msgs, 1);
+		return;
+	}
+	if (seq >= atomic_load_explicit(&l->sent, memory_order_acquire)) {
+		l->invalid++;
+		return;
+	}
+	if (h->flags & HG_RPC_REJECT) {
+		if (atomic_compare_exchange_strong(&l->req[seq].state, &expect,
+						   R_REJECTED)) {
+			atomic_fetch_sub(&fl->outstanding, 1);
+			atomic_fetch_add(&l->rejected, 1);
+		}
+		return;
+	}
+	if (!atomic_compare_exchange_strong(&l->req[seq].state, &expect, R_DONE)) {
+		l->invalid++;
+		return;
+	}
+	atomic_fetch_sub(&fl->outstanding, 1);
+	l->req[seq].lat_ns = (uint32_t)(now - l->req[seq].tx_ns > UINT32_MAX ? UINT32_MAX
+					: now - l->req[seq].tx_ns);
+	l->req[seq].e2e_ns = (uint32_t)(now - l->req[seq].gen_ns > UINT32_MAX ? UINT32_MAX
+					: now - l->req[seq].gen_ns);
+}
 
 static void
 take_reply(struct load *l, const uint8_t *buf, ssize_t n, uint64_t now)
@@ -252,6 +388,10 @@ take_reply(struct load *l, const uint8_t *buf, ssize_t n, uint64_t now)
 	struct req *r;
 	uint8_t expect = R_SENT;
 
+	if (l->rpc) {
+		take_rpc(l, buf, n, now);
+		return;
+	}
 	if (n < (ssize_t)sizeof(*h) || ntohl(h->magic) != HG_WORK_MAGIC) {
 		l->invalid++;
 		return;
@@ -266,8 +406,11 @@ take_reply(struct load *l, const uint8_t *buf, ssize_t n, uint64_t now)
 		l->invalid++;	/* a duplicate, or never sent */
 		return;
 	}
+	atomic_fetch_sub(&l->fl[seq % l->flows].outstanding, 1);
 	r->lat_ns = (uint32_t)(now - r->tx_ns > UINT32_MAX ? UINT32_MAX
 							   : now - r->tx_ns);
+	r->e2e_ns = (uint32_t)(now - r->gen_ns > UINT32_MAX ? UINT32_MAX
+							   : now - r->gen_ns);
 }
 
 static void
@@ -301,7 +444,8 @@ receive(struct load *l)
 		if (deadline == 0)
 			deadline = now_ns() + (uint64_t)l->timeout_ms * 1000000u;
 		if (now_ns() >= deadline ||
-		    done - l->invalid >= atomic_load(&l->sent) - l->send_errors)
+		    done - l->invalid - atomic_load(&l->credit_msgs) >=
+			    atomic_load(&l->sent) - l->send_errors - l->shed)
 			break;
 	}
 	close(ep);
@@ -310,7 +454,7 @@ receive(struct load *l)
 /* ---- results ---- */
 
 struct summary {
-	uint64_t sent, received;
+	uint64_t sent, received, rejected, unsent, good;
 	double p50, p99, p999, mean, max;	/* µs */
 	double slow999;				/* < 0: undefined */
 };
@@ -351,11 +495,17 @@ summarize(const struct load *l, int type, struct summary *s, uint32_t *lat,
 		const struct req *r = &l->req[i];
 		uint8_t st = atomic_load(&r->state);
 
-		if (st == R_UNSENT || (type >= 0 && r->type != type))
+		if (type >= 0 && r->type != type)
 			continue;
+		if (st == R_UNSENT || st == R_QUEUED || st == R_SHED) {
+			s->unsent += st != R_UNSENT || l->credits;
+			continue;
+		}
 		s->sent++;
+		s->rejected += st == R_REJECTED;
 		if (st != R_DONE)
 			continue;
+		s->good += l->slo_us <= 0 || r->e2e_ns <= l->slo_us * 1000;
 		lat[k++] = r->lat_ns;
 		sum += r->lat_ns;
 		if (l->type[r->type].service_ns > 0)
@@ -375,10 +525,13 @@ summarize(const struct load *l, int type, struct summary *s, uint32_t *lat,
 static json_t *
 summary_json(const struct summary *s, double secs)
 {
-	return json_pack("{s:I, s:I, s:I, s:f, s:{s:f, s:f, s:f, s:f, s:f}, s:{s:o}}",
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:{s:f, s:f, s:f, s:f, s:f}, s:{s:o}}",
 		"sent", (json_int_t)s->sent, "received", (json_int_t)s->received,
-		"lost", (json_int_t)(s->sent - s->received),
+		"rejected", (json_int_t)s->rejected,
+		"not_sent", (json_int_t)s->unsent,
+		"lost", (json_int_t)(s->sent - s->received - s->rejected),
 		"throughput_rps", secs > 0 ? s->received / secs : 0.0,
+		"goodput_rps", secs > 0 ? s->good / secs : 0.0,
 		"latency_us", "p50", s->p50, "p99", s->p99, "p999", s->p999,
 		"mean", s->mean, "max", s->max,
 		"slowdown", "p999", s->slow999 < 0 ? json_null() : json_real(s->slow999));
@@ -393,7 +546,7 @@ print_row(const char *name, const struct summary *s, double secs)
 		snprintf(slow, sizeof(slow), "%.1f", s->slow999);
 	printf("%-10s %10lu %10lu %8lu %11.0f %9.1f %9.1f %9.1f %9s\n", name,
 	       (unsigned long)s->sent, (unsigned long)s->received,
-	       (unsigned long)(s->sent - s->received),
+	       (unsigned long)(s->sent - s->received - s->rejected),
 	       secs > 0 ? s->received / secs : 0.0, s->p50, s->p99, s->p999, slow);
 }
 
@@ -423,7 +576,12 @@ report(const struct load *l)
 			json_array_append_new(types, j);
 		}
 		j = summary_json(&all, secs);
-		meta = json_pack("{s:s, s:f, s:f, s:i, s:i, s:s, s:I, s:I, s:f, s:o}",
+		meta = json_pack("{s:s, s:o, s:I, s:I, s:s, s:f, s:f, s:i, s:i, "
+				 "s:s, s:I, s:I, s:f, s:o}",
+			"mode", l->credits ? "credits" : l->rpc ? "rpc" : "raw",
+			"slo_us", l->slo_us > 0 ? json_real(l->slo_us) : json_null(),
+			"credit_updates", (json_int_t)atomic_load(&l->credit_msgs),
+			"shed", (json_int_t)l->shed,
 			"target", l->target_str, "rate", l->rate,
 			"duration_s", l->duration, "flows", (int)l->flows,
 			"size", (int)l->size, "workload", l->workload,
@@ -448,6 +606,13 @@ report(const struct load *l)
 			print_row(l->type[t].name, &s, secs);
 		}
 		print_row("all", &all, secs);
+		if (l->rpc)
+			printf("rejected %lu, not sent (no credit) %lu, credit updates "
+			       "%lu, goodput %.0f rps%s\n", (unsigned long)all.rejected,
+			       (unsigned long)all.unsent,
+			       (unsigned long)atomic_load(&l->credit_msgs),
+			       secs > 0 ? all.good / secs : 0.0,
+			       l->slo_us > 0 ? " within the SLO" : "");
 		if (l->send_errors || l->invalid)
 			printf("send errors %lu, invalid replies %lu\n",
 			       (unsigned long)l->send_errors,
@@ -466,7 +631,8 @@ usage(int code)
 		"usage: hgload --target IP:PORT --rate RPS --duration S [--flows N]\n"
 		"              [--size BYTES] [--workload fixed:NS|high|extreme|zippydb|"
 		"mix:NAME:NS:PCT,...]\n"
-		"              [--timeout-ms MS] [--seed N] [--json]\n");
+		"              [--timeout-ms MS] [--seed N] [--json]\n"
+		"              [--rpc | --credits] [--slo-us US]\n");
 	exit(code);
 }
 
@@ -511,6 +677,9 @@ parse_args(struct load *l, int argc, char **argv)
 		{ "timeout-ms", required_argument, NULL, 'T' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "rpc", no_argument, NULL, 'p' },
+		{ "credits", no_argument, NULL, 'c' },
+		{ "slo-us", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -534,6 +703,9 @@ parse_args(struct load *l, int argc, char **argv)
 		case 'T': l->timeout_ms = (long)num("--timeout-ms", optarg, 0, 60000); break;
 		case 'S': l->seed = (unsigned long)num("--seed", optarg, 0, 4e9); break;
 		case 'j': l->json = 1; break;
+		case 'p': l->rpc = 1; break;
+		case 'c': l->rpc = l->credits = 1; break;
+		case 'o': l->slo_us = num("--slo-us", optarg, 1, 1e8); break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -543,6 +715,9 @@ parse_args(struct load *l, int argc, char **argv)
 	if (l->target_str[0] == '\0' || l->rate == 0 || l->duration == 0)
 		usage(2);
 	parse_workload(l, workload);
+	if (l->rpc && l->size < HG_RPC_HDR_LEN + sizeof(struct hg_work_hdr))
+		die("--size must be at least %zu with --rpc or --credits",
+		    HG_RPC_HDR_LEN + sizeof(struct hg_work_hdr));
 }
 
 int
@@ -556,8 +731,11 @@ main(int argc, char **argv)
 	if (l.n_req > MAX_REQUESTS)
 		die("rate x duration is too many requests (max %llu)", MAX_REQUESTS);
 	l.req = calloc(l.n_req, sizeof(*l.req));
-	if (l.req == NULL)
+	l.fl = calloc(l.flows, sizeof(*l.fl));
+	if (l.req == NULL || l.fl == NULL)
 		die("out of memory");
+	for (unsigned f = 0; f < l.flows; f++)
+		atomic_store(&l.fl[f].window, 1);	/* a new session's credit */
 	open_flows(&l);
 	atomic_store(&l.sending, 1);
 	if (pthread_create(&tid, NULL, sender, &l) != 0)

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Credit-based overload control (DESIGN §6; Breakwater/CoreSync): the
+ * pool's AIMD update and the per-session grant rule, as pure functions.
+ */
+#ifndef HG_FASTPATH_CREDITS_H
+#define HG_FASTPATH_CREDITS_H
+
+#include <stdint.h>
+
+#define HG_CREDIT_MAX_SESSION 64u	/* a session's grant never exceeds this */
+#define HG_CREDIT_POOL_MAX    (1u << 20)
+
+/* One update of the pool from the measured delay D_m (any time unit, the
+ * same for all three delays): additive increase by alpha below the target
+ * D_t, else multiplicative decrease pool * max(1 - beta (D_m - D_t) / D_t,
+ * 0.5). The pool stays within [1, max]: more than the sessions could ever
+ * hold would only be a burst waiting to happen. */
+static inline double
+hg_credit_aimd(double pool, uint64_t dm, uint64_t dt, double alpha, double beta,
+	       double max)
+{
+	double f;
+
+	if (dm < dt) {
+		pool += alpha;
+	} else {
+		f = 1.0 - beta * (double)(dm - dt) / (double)(dt ? dt : 1);
+		pool *= f > 0.5 ? f : 0.5;
+	}
+	if (max > HG_CREDIT_POOL_MAX)
+		max = HG_CREDIT_POOL_MAX;
+	if (pool > max)
+		pool = max;
+	return pool < 1 ? 1 : pool;
+}
+
+/* A session's new window when the daemon answers it: up to its demand plus
+ * one while the pool has room (overcommitment keeps the pipe full), one
+ * credit less per answer while more is issued than the pool holds; an
+ * active session keeps at least one while the tenant is not overloaded (a
+ * session at zero cannot even tell its demand). issued counts every
+ * session's window on this core. */
+static inline uint32_t
+hg_credit_grant(uint32_t window, uint32_t demand, int64_t pool, int64_t issued,
+		int overloaded)
+{
+	int64_t room = pool - issued, want = (int64_t)demand + 1, w = window;
+	int64_t floor = overloaded ? 0 : 1;
+
+	if (want > HG_CREDIT_MAX_SESSION)
+		want = HG_CREDIT_MAX_SESSION;
+	if (room > 0)
+		w = w + room < want ? w + room : want;
+	else if (w > 0)
+		w--;
+	if (w < floor)
+		w = floor;
+	return (uint32_t)(w > HG_CREDIT_MAX_SESSION ? HG_CREDIT_MAX_SESSION : w);
+}
+
+#endif /* HG_FASTPATH_CREDITS_H */

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * RPC ports in the fast path (DESIGN §6, §8): sessions and their credit
+ * windows, early rejects at RX, grants piggybacked on responses at SCHED,
+ * and explicit credit updates for idle sessions when they are needed.
+ */
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "../proto/hg_rpc.h"
+#include "credits.h"
+#include "dp.h"
+
+int
+hg_rpc_is_port(const struct hg_tenant *tn, uint16_t port_net)
+{
+	uint16_t p = rte_be_to_cpu_16(port_net);
+
+	return tn->rpc_hi != 0 && p >= tn->rpc_lo && p <= tn->rpc_hi;
+}
+
+static struct hg_session *
+lookup(struct hg_sessions *ss, int t, uint32_t ip, uint16_t port, uint32_t id)
+{
+	struct hg_sess_key k = { .ip = ip, .id = id, .port = port,
+				 .tenant = (uint8_t)t };
+	int32_t pos = rte_hash_lookup(ss->h, &k);
+
+	return pos >= 0 ? &ss->s[pos] : NULL;
+}
+
+/* A new session starts with one credit: the request that created it. */
+static struct hg_session *
+create(struct hg_sessions *ss, int t, uint32_t ip, uint16_t port, uint32_t id,
+       uint16_t local_port)
+{
+	struct hg_sess_key k = { .ip = ip, .id = id, .port = port,
+				 .tenant = (uint8_t)t };
+	int32_t pos = rte_hash_add_key(ss->h, &k);
+	struct hg_session *s;
+
+	if (pos < 0 || (uint32_t)pos >= HG_SESSIONS)
+		return NULL;
+	s = &ss->s[pos];
+	*s = (struct hg_session){ .ip = ip, .id = id, .port = port,
+				  .local_port = local_port, .window = 1,
+				  .tenant = (uint8_t)t, .used = 1 };
+	ss->issued[t] += 1;
+	ss->count[t]++;
+	return s;
+}
+
+static void
+set_window(struct hg_sessions *ss, struct hg_session *s, uint32_t w)
+{
+	if (s->window == 0 && w > 0)
+		ss->drained[s->tenant]--;
+	else if (s->window > 0 && w == 0)
+		ss->drained[s->tenant]++;
+	ss->issued[s->tenant] += (int64_t)w - s->window;
+	s->window = (uint16_t)w;
+}
+
+/* The tenant's pool as this core's share, and whether it is overloaded. */
+static int64_t
+pool_share(const struct hg_dp *dp, int t)
+{
+	uint64_t pool = __atomic_load_n(&dp->credit[t].pool, __ATOMIC_RELAXED);
+	uint64_t share = pool / dp->n_cores;
+
+	return share ? (int64_t)share : 1;
+}
+
+static int
+overloaded(const struct hg_dp *dp, int t)
+{
+	return __atomic_load_n(&dp->credit[t].dm_tsc, __ATOMIC_RELAXED) >
+	       __atomic_load_n(&dp->credit[t].dt_tsc, __ATOMIC_RELAXED);
+}
+
+/* Rewrites a request frame in place into a reject: same session and ids,
+ * flags REJECT, credits 0, nothing after the header. */
+static uint32_t
+build_reject(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *f,
+	     const struct hg_parsed *p)
+{
+	struct hg_rpc_hdr h;
+	struct hg_udp_flow fl = {
+		.src_ip = dp->ip, .dst_ip = p->src_ip,
+		.src_port = p->dst_port, .dst_port = p->src_port,
+		.ip_id = c->ip_id++,
+	};
+
+	memcpy(&h, f + p->payload_off, sizeof(h));
+	h.flags = HG_RPC_REJECT;
+	h.credits = 0;
+	rte_ether_addr_copy(&p->src_mac, &fl.dst_mac);
+	rte_ether_addr_copy(&dp->mac, &fl.src_mac);
+	memcpy(f + HG_UDP_HDRS_LEN, &h, sizeof(h));
+	return hg_build_udp(f, &fl, sizeof(h));
+}
+
+enum hg_rpc_verdict
+hg_rpc_admit(struct hg_dp *dp, struct hg_fp_core *c, int t, uint8_t *f,
+	     struct hg_parsed *p, uint32_t *reply_len)
+{
+	struct hg_fp_tenant *ft = &c->t[t];
+	struct hg_sessions *ss = c->sess;
+	struct hg_rpc_hdr h;
+	struct hg_session *s;
+	uint32_t id;
+
+	if (p->payload_len < HG_RPC_HDR_LEN) {
+		ft->drops[HG_TDROP_BAD_RPC]++;
+		return HG_RPC_DROP;
+	}
+	memcpy(&h, f + p->payload_off, sizeof(h));
+	if (h.magic != RTE_BE16(HG_RPC_MAGIC) || h.version != HG_RPC_VERSION ||
+	    !(h.flags & HG_RPC_REQUEST)) {
+		ft->drops[HG_TDROP_BAD_RPC]++;
+		return HG_RPC_DROP;
+	}
+	id = rte_be_to_cpu_32(h.session);
+	s = lookup(ss, t, p->src_ip, p->src_port, id);
+	if (s == NULL)
+		s = create(ss, t, p->src_ip, p->src_port, id, p->dst_port);
+	if (s == NULL) {
+		ft->drops[HG_TDROP_NO_SESSION]++;
+	} else {
+		s->last_tsc = rte_rdtsc();
+		s->demand = rte_be_to_cpu_16(h.credits);
+		if (__atomic_load_n(&dp->credit[t].dm_tsc, __ATOMIC_RELAXED) >
+		    __atomic_load_n(&dp->credit[t].ddrop_tsc, __ATOMIC_RELAXED)) {
+			/* AQM: it would wait past D_drop; the client hears
+			 * credits 0 at once instead */
+			ft->drops[HG_TDROP_OVERLOAD]++;
+			set_window(ss, s, 0);
+		} else if (s->outstanding >= s->window) {
+			ft->drops[HG_TDROP_NO_CREDIT]++;
+		} else {
+			s->outstanding++;
+			return HG_RPC_ADMIT;
+		}
+	}
+	*reply_len = build_reject(dp, c, f, p);
+	return HG_RPC_REPLY;
+}
+
+void
+hg_rpc_response(struct hg_dp *dp, struct hg_fp_core *c, int t, uint8_t *payload,
+		uint16_t len, uint32_t peer_ip, uint16_t peer_port)
+{
+	struct hg_rpc_hdr *h = (struct hg_rpc_hdr *)payload;
+	struct hg_sessions *ss = c->sess;
+	struct hg_session *s;
+	uint32_t w = 1;
+
+	if (len < HG_RPC_HDR_LEN || h->magic != RTE_BE16(HG_RPC_MAGIC))
+		return;		/* not an RPC reply: sent as the app wrote it */
+	s = lookup(ss, t, peer_ip, peer_port, rte_be_to_cpu_32(h->session));
+	if (s != NULL) {
+		if (s->outstanding > 0)
+			s->outstanding--;
+		s->last_tsc = rte_rdtsc();
+		w = hg_credit_grant(s->window, s->demand, pool_share(dp, t),
+				    ss->issued[t], overloaded(dp, t));
+		set_window(ss, s, w);
+	}
+	h->flags = HG_RPC_RESPONSE;
+	h->credits = rte_cpu_to_be_16((uint16_t)w);
+}
+
+/* An explicit credit update to an idle session. */
+static int
+send_update(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_session *s)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(c->pool);
+	struct hg_rpc_hdr h = { .magic = RTE_BE16(HG_RPC_MAGIC),
+				.version = HG_RPC_VERSION, .flags = HG_RPC_CREDIT,
+				.credits = rte_cpu_to_be_16(s->window),
+				.session = rte_cpu_to_be_32(s->id) };
+	struct hg_udp_flow fl = { .src_ip = dp->ip, .dst_ip = s->ip,
+				  .src_port = s->local_port, .dst_port = s->port,
+				  .ip_id = c->ip_id++ };
+	uint8_t *f;
+
+	if (m == NULL)
+		return -1;
+	if (hg_neigh_lookup(dp, s->ip, &fl.dst_mac) < 0) {
+		rte_pktmbuf_free(m);
+		return -1;
+	}
+	rte_ether_addr_copy(&dp->mac, &fl.src_mac);
+	f = rte_pktmbuf_mtod(m, uint8_t *);
+	memcpy(f + HG_UDP_HDRS_LEN, &h, sizeof(h));
+	m->data_len = m->pkt_len = hg_build_udp(f, &fl, sizeof(h));
+	hg_fp_xmit(dp, c, &m, 1, &c->drops[HG_DROP_NIC_FULL]);
+	c->t[s->tenant].credit_updates++;
+	return 0;
+}
+
+static void
+expire(struct hg_sessions *ss, uint32_t pos)
+{
+	struct hg_session *s = &ss->s[pos];
+	struct hg_sess_key k = { .ip = s->ip, .id = s->id, .port = s->port,
+				 .tenant = s->tenant };
+
+	set_window(ss, s, 0);
+	ss->drained[s->tenant]--;
+	ss->count[s->tenant]--;
+	s->used = 0;
+	rte_hash_del_key(ss->h, &k);
+}
+
+/* Looks at a few sessions per control step: expires idle ones, revokes
+ * credits held by idle sessions while more is issued than the pool holds,
+ * and gives a drained session one credit back once the tenant is no longer
+ * overloaded (at zero it cannot even say it has demand). Explicit messages
+ * go only where a response cannot carry the news. Returns the messages
+ * sent. */
+unsigned
+hg_rpc_scan(struct hg_dp *dp, struct hg_fp_core *c)
+{
+	struct hg_sessions *ss = c->sess;
+	uint64_t now = rte_rdtsc(), idle = rte_get_tsc_hz() * HG_SESSION_IDLE;
+	unsigned i, sent = 0;
+
+	for (i = 0; i < HG_SCAN_PER_PASS; i++) {
+		uint32_t pos = ss->scan++ % HG_SESSIONS;
+		struct hg_session *s = &ss->s[pos];
+		int t = s->tenant;
+
+		if (!s->used || s->outstanding > 0)
+			continue;
+		if (now - s->last_tsc > idle ||
+		    __atomic_load_n(&dp->tstate[t], __ATOMIC_RELAXED) != HG_TENANT_ACTIVE) {
+			expire(ss, pos);
+		} else if (s->window > 0 && ss->issued[t] > pool_share(dp, t)) {
+			set_window(ss, s, s->window - 1u);
+			sent += send_update(dp, c, s) == 0;
+		} else if (s->window == 0 && !overloaded(dp, t) &&
+			   ss->issued[t] < pool_share(dp, t)) {
+			set_window(ss, s, 1);
+			sent += send_update(dp, c, s) == 0;
+		}
+	}
+	return sent;
+}
+
+/* On RELEASE: every session of the tenant goes, so that a tenant later
+ * added in the same slot starts with none. Bounded by the table size and
+ * done once per deleted tenant. */
+void
+hg_rpc_forget_tenant(struct hg_fp_core *c, int t)
+{
+	struct hg_sessions *ss = c->sess;
+	uint32_t pos;
+
+	for (pos = 0; pos < HG_SESSIONS; pos++)
+		if (ss->s[pos].used && ss->s[pos].tenant == t)
+			expire(ss, pos);
+	ss->issued[t] = 0;
+	ss->count[t] = ss->drained[t] = 0;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * RPC sessions on one fast-path core (DESIGN §6). A session's datagrams
+ * arrive on one core (the NIC hashes its flow there) and its responses
+ * leave from the same core, so each core keeps its own table in daemon
+ * memory and no session state is shared.
+ */
+#ifndef HG_FASTPATH_SESSION_H
+#define HG_FASTPATH_SESSION_H
+
+#include <stdint.h>
+
+#include <rte_hash.h>
+
+#define HG_SESSIONS      16384u	/* per fast-path core */
+#define HG_SESSION_IDLE  1u	/* seconds without traffic before expiry */
+#define HG_SCAN_PER_PASS 64u	/* sessions looked at per control step */
+
+struct hg_session {
+	uint64_t last_tsc;
+	uint32_t ip;		/* peer, network order */
+	uint32_t id;		/* client session id, host order */
+	uint16_t port;		/* peer port, network order */
+	uint16_t local_port;	/* tenant port it talks to, network order */
+	uint16_t window;	/* credits granted: requests it may have out */
+	uint16_t outstanding;	/* admitted, not yet answered */
+	uint16_t demand;	/* queued at the client, as it last said */
+	uint8_t tenant;
+	uint8_t used;
+};
+
+struct hg_sess_key {
+	uint32_t ip;
+	uint32_t id;
+	uint16_t port;
+	uint8_t tenant;
+	uint8_t pad;
+};
+
+struct hg_sessions {
+	struct rte_hash *h;
+	uint32_t scan;				/* next slot the scan looks at */
+	int64_t issued[32];			/* sum of windows, per tenant */
+	uint32_t count[32], drained[32];	/* sessions, with window 0 */
+	struct hg_session s[HG_SESSIONS];
+};
+
+#endif /* HG_FASTPATH_SESSION_H */

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The credit pool of each tenant with RPC ports (DESIGN §6): every
+ * HG_CREDIT_PERIOD_US the slow path measures D_m, the age of the oldest
+ * request still waiting in the tenant's receive rings, and updates the
+ * pool by AIMD; the fast path reads the pool and the delays.
+ */
+#include <rte_cycles.h>
+
+#include "../fastpath/credits.h"
+#include "credit.h"
+
+/* The oldest RX timestamp at the head of any of the tenant's rings. The
+ * rings carry the daemon's private geometry, so the head index is in
+ * bounds; the timestamp itself is tenant memory and only compared. */
+static uint64_t
+oldest_waiting(const struct hg_tenant *tn, uint32_t n_cores, uint64_t now)
+{
+	uint32_t k, c, n = __atomic_load_n(&tn->n_live, __ATOMIC_ACQUIRE);
+	uint64_t oldest = now;
+
+	for (k = 0; k < n && k < HG_MAX_CTX; k++) {
+		for (c = 0; c < n_cores; c++) {
+			const struct rte_ring *r =
+				tn->ring[tn->live_ctx[k] % HG_MAX_CTX][c][HG_RING_RX];
+			const struct hg_desc *e = (const struct hg_desc *)&r[1];
+			uint64_t ts;
+
+			if (rte_ring_empty(r))
+				continue;
+			ts = e[__atomic_load_n(&r->cons.tail, __ATOMIC_RELAXED) & r->mask].tsc;
+			if (ts < oldest)
+				oldest = ts;
+		}
+	}
+	return now - oldest;
+}
+
+uint32_t
+hg_credit_sessions(const struct hg_registry *reg, int slot, uint32_t *drained,
+		   int64_t *issued)
+{
+	uint32_t c, n = 0;
+
+	*drained = 0;
+	*issued = 0;
+	for (c = 0; c < reg->dp->n_cores; c++) {
+		const struct hg_sessions *ss = reg->dp->core[c].sess;
+
+		n += __atomic_load_n(&ss->count[slot], __ATOMIC_RELAXED);
+		*drained += __atomic_load_n(&ss->drained[slot], __ATOMIC_RELAXED);
+		*issued += __atomic_load_n(&ss->issued[slot], __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
+void
+hg_credit_tick(struct hg_registry *reg, uint64_t now)
+{
+	uint64_t us = rte_get_tsc_hz() / 1000000;
+	unsigned i;
+
+	for (i = 0; i < HG_MAX_TENANTS; i++) {
+		struct hg_tenant_sp *t = &reg->t[i];
+		struct hg_credit_pub *pub = &reg->dp->credit[i];
+		uint32_t sessions, drained;
+		int64_t issued;
+		double alpha;
+
+		if (!t->used || t->releasing || t->credit.rpc_hi == 0)
+			continue;
+		sessions = hg_credit_sessions(reg, (int)i, &drained, &issued);
+		alpha = t->credit.alpha > 0 ? t->credit.alpha
+					    : (sessions / 1000.0 > 1 ? sessions / 1000.0 : 1);
+		t->dm_tsc = oldest_waiting(&reg->dp->tenant[i], reg->dp->n_cores, now);
+		t->pool = hg_credit_aimd(t->pool, t->dm_tsc, t->credit.dt_us * us,
+					 alpha, t->credit.beta,
+					 (double)(sessions > 1 ? sessions : 1) *
+						 HG_CREDIT_MAX_SESSION);
+		__atomic_store_n(&pub->dt_tsc, t->credit.dt_us * us, __ATOMIC_RELAXED);
+		__atomic_store_n(&pub->ddrop_tsc, t->credit.ddrop_us * us, __ATOMIC_RELAXED);
+		__atomic_store_n(&pub->dm_tsc, t->dm_tsc, __ATOMIC_RELAXED);
+		__atomic_store_n(&pub->pool, (uint64_t)t->pool, __ATOMIC_RELAXED);
+	}
+}

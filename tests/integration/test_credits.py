@@ -1,0 +1,112 @@
+"""Credits and overload control on RPC ports (DESIGN §6, §8)."""
+import json
+import os
+import socket
+import struct
+import subprocess
+import time
+
+from hg import BIN, DAEMON_IP, udp_roundtrip, wait_for
+
+RPC = struct.Struct("!HBBBBHIIQQ")        # proto/hg_rpc.h, 32 bytes
+WORK = struct.Struct("!IBBHIIQQ")         # proto/hg_wire.h
+REQUEST, RESPONSE, REJECT = 1, 2, 4
+
+
+def rpc_request(session, req_id, service_ns, demand=0):
+    return (RPC.pack(0x4852, 1, REQUEST, 0, 0, demand, session, 0, req_id, 0) +
+            WORK.pack(0x48475752, 1, 0, 0, service_ns, 0, req_id, 0))
+
+
+def credits(daemon, name):
+    return daemon.tenants()[name]["credits"]
+
+
+def hgload(net, port, *args):
+    return net.popen(os.path.join(BIN, "hgload"), "--target", f"{DAEMON_IP}:{port}",
+                     "--json", *args, stdout=subprocess.PIPE, text=True)
+
+
+def test_rejects_carry_zero_credits(net, daemon, cleanup):
+    daemon.hgctl("tenant", "add", "rj", "--ports", "8700-8700", "--rpc-ports", "8700-8700")
+    daemon.hgctl("tenant", "set", "rj", "--dt-us", "2000", "--ddrop-us", "5000")
+    cleanup.append(daemon.echo("rj", 8700))
+    s = net.socket()
+    s.settimeout(3)
+    # a new session holds one credit: the second request has none
+    for i in range(3):
+        s.sendto(rpc_request(7, i, 20_000_000), (DAEMON_IP, 8700))
+    # fields: magic, version, flags, type, pad, credits, session, pad, req_id, ts
+    replies = [RPC.unpack(s.recvfrom(4096)[0][:32]) for _ in range(3)]
+    s.close()
+    rejects = [r for r in replies if r[2] & REJECT]
+    answers = [r for r in replies if r[2] & RESPONSE]
+    assert len(answers) == 1 and answers[0][8] == 0 and answers[0][5] >= 1
+    assert len(rejects) == 2 and all(r[5] == 0 for r in rejects)
+    assert sorted(r[8] for r in rejects) == [1, 2] and all(r[6] == 7 for r in replies)
+    st = daemon.tenant_stats("rj")["cores"][0]["drops"]
+    assert st["rpc_reject_no_credit"] == 2
+
+
+def test_flood_is_rejected_cheaply_and_the_neighbour_keeps_working(net, daemon, cleanup):
+    daemon.hgctl("tenant", "add", "flood", "--ports", "8710-8710",
+                 "--rpc-ports", "8710-8710")
+    daemon.hgctl("tenant", "add", "nice", "--ports", "8711-8711")
+    cleanup.append(daemon.echo("flood", 8710))
+    cleanup.append(daemon.echo("nice", 8711))
+    before = daemon.tenant_stats("flood")["total"]
+    load = hgload(net, 8710, "--rpc", "--rate", "20000", "--duration", "3",
+                  "--flows", "16", "--workload", "fixed:200000", "--timeout-ms", "500")
+    time.sleep(1)
+    s = net.socket()
+    for i in range(20):
+        assert udp_roundtrip(s, 8711, b"nice%d" % i) == b"nice%d" % i
+    s.close()
+    out = json.loads(load.communicate(timeout=30)[0])
+    after = daemon.tenant_stats("flood")["total"]
+    assert out["rejected"] > out["received"] * 5, out
+    # rejected at RX: they never reached the app, so TX and SCHED saw
+    # only the admitted ones
+    delivered = after["tx"]["packets"] - before["tx"]["packets"]
+    assert delivered < out["rejected"] / 5
+    assert daemon.proc.poll() is None
+
+
+def test_pool_shrinks_under_a_burst_and_grows_back(net, daemon, cleanup):
+    daemon.hgctl("tenant", "add", "pool", "--ports", "8720-8720", "--rpc-ports", "8720-8720")
+    daemon.hgctl("tenant", "set", "pool", "--dt-us", "300", "--ddrop-us", "3000")
+    cleanup.append(daemon.echo("pool", 8720))
+    # well-behaved sessions first: the pool grows toward what they can use
+    warm = hgload(net, 8720, "--credits", "--rate", "500", "--duration", "4", "--flows", "8",
+                  "--workload", "fixed:10000")
+    assert wait_for(lambda: credits(daemon, "pool")["pool"] >= 100, timeout=3)
+    high = credits(daemon, "pool")["pool"]
+    burst = hgload(net, 8720, "--rpc", "--rate", "20000", "--duration", "1", "--flows", "8",
+                   "--workload", "fixed:300000", "--timeout-ms", "300")
+    low = min(credits(daemon, "pool")["pool"] for _ in range(40) if time.sleep(0.02) is None)
+    burst.communicate(timeout=30)
+    assert low < high / 2, (high, low)
+    assert wait_for(lambda: credits(daemon, "pool")["pool"] > low * 2, timeout=5)
+    warm.communicate(timeout=30)
+
+
+def rss_kb(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def test_memory_does_not_grow_under_sustained_overload(net, daemon, cleanup):
+    daemon.hgctl("tenant", "add", "soak", "--ports", "8730-8730", "--rpc-ports", "8730-8730")
+    cleanup.append(daemon.echo("soak", 8730))
+    warm = hgload(net, 8730, "--rpc", "--rate", "10000", "--duration", "2", "--flows", "64",
+                  "--workload", "fixed:200000", "--timeout-ms", "200")
+    warm.communicate(timeout=30)
+    before = rss_kb(daemon.proc.pid)
+    flood = hgload(net, 8730, "--rpc", "--rate", "10000", "--duration", "20", "--flows", "64",
+                   "--workload", "fixed:200000", "--timeout-ms", "200")
+    out = json.loads(flood.communicate(timeout=60)[0])
+    after = rss_kb(daemon.proc.pid)
+    assert out["rejected"] > 100000, out
+    assert after - before < 2048, f"RSS grew from {before} kB to {after} kB"
