@@ -146,7 +146,7 @@ static void
 usage(int code)
 {
 	fprintf(code ? stderr : stdout,
-		"usage: hg-echo [--ctl PATH] --tenant NAME --port P [--threads N]\n"
+		"usage: hg-echo [--ctl PATH] --tenant NAME --port P [--port P...] [--threads N]\n"
 		"               [--long-ns NS]   (requests this long or longer are long;"
 		" default 10000)\n");
 	exit(code);
@@ -166,7 +166,8 @@ main(int argc, char **argv)
 	};
 	struct worker w[MAX_THREADS] = { 0 };
 	const char *ctl = NULL, *tenant = NULL;
-	long port = 0, threads = 1;
+	long port = 0, threads = 1, ports[16];
+	int n_ports = 0;
 	int c, i;
 	char *end;
 	hg_app_t *app;
@@ -176,10 +177,11 @@ main(int argc, char **argv)
 		case 'c': ctl = optarg; break;
 		case 't': tenant = optarg; break;
 		case 'p': port = strtol(optarg, &end, 10);
-			  if (*end || port < 1 || port > 65535) {
+			  if (*end || port < 1 || port > 65535 || n_ports == 16) {
 				  fprintf(stderr, "hg-echo: bad --port '%s'\n", optarg);
 				  return 2;
 			  }
+			  ports[n_ports++] = port;
 			  break;
 		case 'n': threads = strtol(optarg, &end, 10);
 			  if (*end || threads < 1 || threads > MAX_THREADS) {
@@ -201,7 +203,10 @@ main(int argc, char **argv)
 	if (tenant == NULL || port == 0)
 		usage(2);
 	app = hg_attach(ctl, tenant);
-	if (app == NULL || hg_bind(app, (uint16_t)port) < 0) {
+	for (i = 0; app != NULL && i < n_ports; i++)
+		if (hg_bind(app, (uint16_t)ports[i]) < 0)
+			break;
+	if (app == NULL || i < n_ports) {
 		fprintf(stderr, "hg-echo: %s\n", hg_strerror());
 		return 1;
 	}

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -266,7 +267,9 @@ drain_all(struct load *l, uint8_t *payload)
 		drain(l, f, payload);
 }
 
-/* Waits until t; with credits, keeps sending what new grants allow. */
+/* Waits until t; with credits, keeps sending what new grants allow.
+ * Sleeps (1 µs timer slack) and spins only the last 20 µs, so that the
+ * receiver thread and whatever shares the CPU are not starved. */
 static void
 wait_until(struct load *l, uint64_t t, uint8_t *payload)
 {
@@ -275,9 +278,9 @@ wait_until(struct load *l, uint64_t t, uint8_t *payload)
 	while (now < t) {
 		if (l->credits)
 			drain_all(l, payload);
-		/* sleep for the long gaps, spin for the last stretch */
-		if (t > now + 200000) {
-			struct timespec ts = { 0, l->credits ? 50000 : (long)(t - now - 100000) };
+		if (t > now + 30000) {
+			uint64_t nap = t - now - 20000;
+			struct timespec ts = { 0, (long)(l->credits && nap > 50000 ? 50000 : nap) };
 
 			nanosleep(&ts, NULL);
 		}
@@ -727,6 +730,7 @@ main(int argc, char **argv)
 	pthread_t tid;
 
 	parse_args(&l, argc, argv);
+	prctl(PR_SET_TIMERSLACK, 1000UL);
 	l.n_req = (uint64_t)ceil(l.rate * l.duration * 1.2) + 16;
 	if (l.n_req > MAX_REQUESTS)
 		die("rate x duration is too many requests (max %llu)", MAX_REQUESTS);

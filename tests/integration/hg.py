@@ -134,9 +134,12 @@ class Daemon:
 class Echo:
     def __init__(self, daemon, tenant, port, threads=1, cpus=None):
         pin = ["taskset", "-c", cpus] if cpus else []
+        ports = []
+        for p in port if isinstance(port, (list, tuple)) else [port]:
+            ports += ["--port", str(p)]
         self.proc = subprocess.Popen(
             [*pin, os.path.join(BIN, "hg-echo"), "--ctl", daemon.ctl, "--tenant", tenant,
-             "--port", str(port), "--threads", str(threads)],
+             *ports, "--threads", str(threads)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         line = self.proc.stdout.readline()
         if "ready" not in line:
