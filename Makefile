@@ -173,6 +173,8 @@ bench: deps
 	@HG_BUILD=$(BUILD) bench/fastpath_cost
 	@HG_BUILD=$(BUILD) bench/overhead
 	@HG_BUILD=$(BUILD) bench/isolation
+	@HG_BUILD=$(BUILD) bench/steering
+	@HG_BUILD=$(BUILD) bench/overload
 
 clean:
 	rm -rf build bench/out
