@@ -327,8 +327,19 @@ hg_yield(hg_ctx_t *c)
 		preempt(w);
 }
 
-/* Resumes a preempted request from the wait queue; the current green
- * thread (in hg_recv, between requests) parks as idle. */
+/* Switches to a preempted request; the current green thread (in hg_recv,
+ * between requests) parks as idle until this worker needs it again. */
+static int
+resume(hg_ctx_t *w, struct hg_gt *th)
+{
+	if (th == NULL)
+		return 0;
+	park(w, w->cur);
+	switch_to(w, th);
+	return 1;
+}
+
+/* Resumes a preempted request from the app's wait queue. */
 static int
 resume_waiting(hg_ctx_t *w)
 {
@@ -342,27 +353,12 @@ resume_waiting(hg_ctx_t *w)
 			return 0;
 		th = gt_lookup(w->app, h);
 	}
-	if (th == NULL)
-		return 0;
-	park(w, w->cur);
-	switch_to(w, th);
-	return 1;
+	return resume(w, th);
 }
 
-static int
-resume_own(hg_ctx_t *w)
-{
-	struct hg_gt *th = own_pop(w);
-
-	if (th == NULL)
-		return 0;
-	park(w, w->cur);
-	switch_to(w, th);
-	return 1;
-}
-
-/* Takes half of the longest-looking queue of another context of this
- * process, at most HG_STEAL_MAX, if it holds more than the threshold. */
+/* Takes half (at most HG_STEAL_MAX) of the first queue of another context
+ * of this process, in order from this one, that holds more than the
+ * threshold. */
 static int
 steal(hg_ctx_t *w, struct hg_msg *m)
 {
@@ -407,7 +403,7 @@ pick(hg_ctx_t *w, struct hg_msg *m)
 		return PICK_MSG;
 	if (wq && resume_waiting(w))
 		return PICK_SWITCHED;
-	if (green && resume_own(w))
+	if (green && resume(w, own_pop(w)))
 		return PICK_SWITCHED;
 	if (LOAD(st->steal) && steal(w, m))
 		return PICK_MSG;
