@@ -163,6 +163,8 @@ hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c)
 
 		elig &= ~(1u << t);
 		c->sched_rr = (unsigned)t + 1;
+		uint64_t nic0 = ft->nic_cycles[HG_PT_SCHED];
+
 		t0 = rte_rdtsc();
 		if (__atomic_load_n(&dp->tstate[t], __ATOMIC_ACQUIRE) !=
 		    HG_TENANT_ACTIVE) {
@@ -175,8 +177,11 @@ hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c)
 		if (ft->pend_head == ft->pend_tail)
 			c->pend_mask &= ~(1u << t);
 		t1 = rte_rdtsc();
+		/* the tenant's own cost per datagram: the PMD's per-burst cost
+		 * would make small batches look dear and keep them small */
 		if (n > 0)
-			ft->sched_avg = hg_cost_avg(ft->sched_avg, t1 - t0, n);
+			ft->sched_avg = hg_cost_avg(ft->sched_avg,
+				t1 - t0 - (ft->nic_cycles[HG_PT_SCHED] - nic0), n);
 		hg_charge(ft, HG_PT_SCHED, t1 - t0, n,
 			  protect && (funded & (1u << t)));
 		ft->unfunded[HG_PT_SCHED] += protect && !(funded & (1u << t));
