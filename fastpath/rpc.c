@@ -233,17 +233,21 @@ hg_rpc_scan(struct hg_dp *dp, struct hg_fp_core *c)
 		uint32_t pos = ss->scan++ % HG_SESSIONS;
 		struct hg_session *s = &ss->s[pos];
 		int t = s->tenant;
+		int64_t share;
 
 		if (!s->used || s->outstanding > 0)
 			continue;
 		if (now - s->last_tsc > idle ||
 		    __atomic_load_n(&dp->tstate[t], __ATOMIC_RELAXED) != HG_TENANT_ACTIVE) {
 			expire(ss, pos);
-		} else if (s->window > 0 && ss->issued[t] > pool_share(dp, t)) {
+			continue;
+		}
+		share = pool_share(dp, t);
+		if (s->window > 0 && ss->issued[t] > share) {
 			set_window(ss, s, s->window - 1u);
 			sent += send_update(dp, c, s) == 0;
 		} else if (s->window == 0 && !overloaded(dp, t) &&
-			   ss->issued[t] < pool_share(dp, t)) {
+			   ss->issued[t] < share) {
 			set_window(ss, s, 1);
 			sent += send_update(dp, c, s) == 0;
 		}

@@ -57,7 +57,6 @@ struct hg_ctx {
 	void *main_sp;
 	struct hg_gt *cur;		/* running; NULL outside hg_run */
 	struct hg_gt *idle;		/* parked in hg_recv, reusable */
-	uint32_t n_idle;
 	struct hg_gt *own_head, *own_tail;	/* preempted, wait queue off */
 	struct hg_gt *publish;		/* preempted, to queue after the switch */
 	hg_worker_fn fn;

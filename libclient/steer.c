@@ -265,7 +265,6 @@ park(hg_ctx_t *w, struct hg_gt *gt)
 {
 	gt->next = w->idle;
 	w->idle = gt;
-	w->n_idle++;
 }
 
 static struct hg_gt *
@@ -273,10 +272,8 @@ take_idle(hg_ctx_t *w)
 {
 	struct hg_gt *gt = w->idle;
 
-	if (gt != NULL) {
+	if (gt != NULL)
 		w->idle = gt->next;
-		w->n_idle--;
-	}
 	return gt;
 }
 

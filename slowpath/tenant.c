@@ -189,8 +189,7 @@ merge_credit(struct hg_credit_cfg *c, const struct hg_tenant_opts *o)
 
 /* RPC ports must be the tenant's own; D_drop must not be below D_t. */
 static int
-check_credit(const struct hg_tenant *tn, const struct hg_credit_cfg *c,
-	     uint32_t lo, uint32_t hi, char *err)
+check_credit(const struct hg_credit_cfg *c, uint32_t lo, uint32_t hi, char *err)
 {
 	if (c->rpc_hi != 0 && (c->rpc_lo < lo || c->rpc_hi > hi || lo == 0)) {
 		ERR("rpc ports %u-%u are not within the tenant's ports %u-%u",
@@ -206,7 +205,6 @@ check_credit(const struct hg_tenant *tn, const struct hg_credit_cfg *c,
 		ERR("alpha must be in [0, 1000000] and beta in (0, 1]");
 		return -EINVAL;
 	}
-	(void)tn;
 	return 0;
 }
 
@@ -355,7 +353,7 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	t->credit = credit_defaults;
 	merge_credit(&t->credit, o);
 	t->pool = 16;
-	if ((rc = check_credit(tn, &t->credit, o->has_ports ? o->port_lo : 0,
+	if ((rc = check_credit(&t->credit, o->has_ports ? o->port_lo : 0,
 			       o->has_ports ? o->port_hi : 0, err)) < 0) {
 		free_tenant(reg, slot);
 		pthread_mutex_unlock(&reg->lock);
@@ -393,6 +391,7 @@ hg_tenant_set(struct hg_registry *reg, const char *name,
 	      const struct hg_tenant_opts *o, char *err)
 {
 	int slot = hg_tenant_find(reg, name), rc;
+	struct hg_credit_cfg credit;
 
 	if (slot < 0) {
 		ERR("unknown tenant '%s'", name);
@@ -408,16 +407,14 @@ hg_tenant_set(struct hg_registry *reg, const char *name,
 		ERR("nothing to set");
 		return -EINVAL;
 	}
-	{
-		struct hg_credit_cfg c = reg->t[slot].credit;
-		const struct hg_tenant *tn = &reg->dp->tenant[slot];
-
-		merge_credit(&c, o);
-		if ((rc = check_credit(tn, &c, tn->port_lo, tn->port_hi, err)) < 0)
-			return rc;
-	}
+	credit = reg->t[slot].credit;
+	merge_credit(&credit, o);
+	rc = check_credit(&credit, reg->dp->tenant[slot].port_lo,
+			  reg->dp->tenant[slot].port_hi, err);
+	if (rc < 0)
+		return rc;
 	pthread_mutex_lock(&reg->lock);
-	merge_credit(&reg->t[slot].credit, o);
+	reg->t[slot].credit = credit;
 	publish_rpc(&reg->dp->tenant[slot], &reg->t[slot].credit);
 	if (o->has_weight)
 		reg->t[slot].weight = o->weight;
