@@ -37,16 +37,20 @@ hg_credit_aimd(double pool, uint64_t dm, uint64_t dt, double alpha, double beta,
 
 /* A session's new window when the daemon answers it: up to its demand plus
  * one while the pool has room (overcommitment keeps the pipe full), one
- * credit less per answer while more is issued than the pool holds; an
- * active session keeps at least one while the tenant is not overloaded (a
- * session at zero cannot even tell its demand). issued counts every
- * session's window on this core. */
+ * credit less per answer while more is issued than the pool holds. An
+ * active session keeps at least one while the tenant is not overloaded:
+ * D_m is below D_t and the pool covers what is issued. With more sessions
+ * than the pool holds some must go to zero, or the floor alone would admit
+ * a queue of one request per session; those drained sessions are
+ * CoreSync's persistent-overload signal, and the scan hands their credits
+ * back in turn as others return theirs. issued counts every session's
+ * window on this core. */
 static inline uint32_t
 hg_credit_grant(uint32_t window, uint32_t demand, int64_t pool, int64_t issued,
 		int overloaded)
 {
 	int64_t room = pool - issued, want = (int64_t)demand + 1, w = window;
-	int64_t floor = overloaded ? 0 : 1;
+	int64_t floor = overloaded || issued > pool ? 0 : 1;
 
 	if (want > HG_CREDIT_MAX_SESSION)
 		want = HG_CREDIT_MAX_SESSION;

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * The credit pool of each tenant with RPC ports (DESIGN §6): every
- * HG_CREDIT_PERIOD_US the slow path measures D_m, the age of the oldest
- * request still waiting in the tenant's receive rings, and updates the
- * pool by AIMD; the fast path reads the pool and the delays.
+ * update-us (about one round trip) the slow path measures D_m, the age of
+ * the oldest request still waiting in the tenant's receive rings, and
+ * updates the pool by AIMD; the fast path reads the pool and the delays.
+ *
+ * The period is the controller's clock: α is added and β applied once per
+ * update, so a period much shorter than the time a queue takes to drain
+ * keeps multiplying the pool down while the delay it measures is still
+ * the one it caused a round trip ago (Breakwater updates once per RTT).
  */
 #include <rte_cycles.h>
 
@@ -67,8 +72,10 @@ hg_credit_tick(struct hg_registry *reg, uint64_t now)
 		int64_t issued;
 		double alpha;
 
-		if (!t->used || t->releasing || t->credit.rpc_hi == 0)
+		if (!t->used || t->releasing || t->credit.rpc_hi == 0 ||
+		    now < t->next_update)
 			continue;
+		t->next_update = now + t->credit.update_us * us;
 		sessions = hg_credit_sessions(reg, (int)i, &drained, &issued);
 		alpha = t->credit.alpha > 0 ? t->credit.alpha
 					    : (sessions / 1000.0 > 1 ? sessions / 1000.0 : 1);

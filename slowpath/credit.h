@@ -4,9 +4,8 @@
 
 #include "tenant.h"
 
-#define HG_CREDIT_PERIOD_US 10	/* about one round trip (DESIGN §9) */
-
-/* One AIMD update of every tenant's credit pool at TSC now. */
+/* One AIMD update of each tenant's credit pool whose update period (its
+ * update-us setting) has passed at TSC now. */
 void hg_credit_tick(struct hg_registry *reg, uint64_t now);
 /* Sessions of a tenant over all cores, with the drained ones and the
  * credits issued. */

@@ -137,6 +137,8 @@ steering_from(struct call *c, const Hg__TenantSet *m, struct hg_tenant_opts *o)
 	o->credit.alpha = m->alpha;
 	o->has_beta = m->has_beta;
 	o->credit.beta = m->beta;
+	o->has_update = m->has_update_us;
+	o->credit.update_us = m->update_us;
 	return 0;
 }
 

@@ -195,7 +195,7 @@ run_slow_path(struct hg_registry *reg, struct event_base *base)
 	struct slow s = { base, reg };
 	struct timeval tv = { 0, HG_TICK_US };
 	struct event *tick = event_new(base, -1, EV_PERSIST, on_tick, &s);
-	uint64_t hz = rte_get_tsc_hz(), next_events = 0, next_credit = 0, now, period;
+	uint64_t hz = rte_get_tsc_hz(), next_events = 0, now, period;
 	static struct hg_timer tm;
 	struct hg_refill rf;
 
@@ -207,10 +207,7 @@ run_slow_path(struct hg_registry *reg, struct event_base *base)
 		period = RTE_MAX(1u, hg_cfg.refill_ns * hz / 1000000000u);
 		if (hg_refill_tick(reg, &rf, now, period))
 			hg_timer_tick(reg, &tm, mono_ns());
-		if (now >= next_credit) {
-			hg_credit_tick(reg, now);
-			next_credit = now + hz / 1000000 * HG_CREDIT_PERIOD_US;
-		}
+		hg_credit_tick(reg, now);
 		if (now - rf.last_busy > hz / 1000 * HG_IDLE_AFTER_MS) {
 			event_base_loop(base, EVLOOP_ONCE);
 			continue;

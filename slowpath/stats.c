@@ -178,6 +178,7 @@ credits_info(struct hg_arena *a, const struct hg_registry *reg, unsigned slot)
 	c->ddrop_us = t->credit.ddrop_us;
 	c->alpha = t->credit.alpha;
 	c->beta = t->credit.beta;
+	c->update_us = t->credit.update_us;
 	c->pool = (uint64_t)t->pool;
 	c->sessions = hg_credit_sessions(reg, (int)slot, &c->drained, &c->issued);
 	for (cc = 0; cc < reg->dp->n_cores; cc++)

@@ -167,7 +167,7 @@ free_slot(const struct hg_registry *reg)
 }
 
 static const struct hg_credit_cfg credit_defaults = {
-	.dt_us = 50, .ddrop_us = 100, .alpha = 0, .beta = 0.02,
+	.dt_us = 50, .ddrop_us = 100, .alpha = 0, .beta = 0.02, .update_us = 10,
 };
 
 static void
@@ -185,6 +185,8 @@ merge_credit(struct hg_credit_cfg *c, const struct hg_tenant_opts *o)
 		c->alpha = o->credit.alpha;
 	if (o->has_beta)
 		c->beta = o->credit.beta;
+	if (o->has_update)
+		c->update_us = o->credit.update_us;
 }
 
 /* RPC ports must be the tenant's own; D_drop must not be below D_t. */
@@ -203,6 +205,10 @@ check_credit(const struct hg_credit_cfg *c, uint32_t lo, uint32_t hi, char *err)
 	}
 	if (c->alpha < 0 || c->alpha > 1000000 || !(c->beta > 0 && c->beta <= 1)) {
 		ERR("alpha must be in [0, 1000000] and beta in (0, 1]");
+		return -EINVAL;
+	}
+	if (c->update_us == 0 || c->update_us > 1000000) {
+		ERR("update-us must be 1..1000000");
 		return -EINVAL;
 	}
 	return 0;
@@ -353,6 +359,7 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	t->credit = credit_defaults;
 	merge_credit(&t->credit, o);
 	t->pool = 16;
+	t->next_update = 0;
 	if ((rc = check_credit(&t->credit, o->has_ports ? o->port_lo : 0,
 			       o->has_ports ? o->port_hi : 0, err)) < 0) {
 		free_tenant(reg, slot);
@@ -403,7 +410,7 @@ hg_tenant_set(struct hg_registry *reg, const char *name,
 	    !o->has_qf && !o->has_cf && !o->has_wqd && !o->has_sth &&
 	    !o->has_preempt && !o->has_wq && !o->has_steal && !o->has_qus &&
 	    !o->has_always && !o->has_rpc && !o->has_dt && !o->has_ddrop &&
-	    !o->has_alpha && !o->has_beta) {
+	    !o->has_alpha && !o->has_beta && !o->has_update) {
 		ERR("nothing to set");
 		return -EINVAL;
 	}

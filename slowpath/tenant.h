@@ -42,6 +42,7 @@ struct hg_credit_cfg {
 	uint32_t dt_us, ddrop_us;
 	double alpha;			/* 0: 0.001 x sessions, at least 1 */
 	double beta;
+	uint32_t update_us;		/* pool update period, about one RTT */
 };
 
 struct hg_tenant_sp {
@@ -57,6 +58,7 @@ struct hg_tenant_sp {
 	struct hg_credit_cfg credit;
 	double pool;			/* the credit pool, AIMD state */
 	uint64_t dm_tsc;		/* D_m at the last update */
+	uint64_t next_update;		/* TSC of the next pool update */
 	struct hg_region region;
 	void *bufmem[HG_MAX_FP_CORES];
 	uint8_t ctx_used[HG_MAX_CTX];
@@ -83,7 +85,7 @@ struct hg_tenant_opts {
 	    has_steal, has_qus, has_always;
 	struct hg_steering steer;
 	/* credits */
-	int has_rpc, has_dt, has_ddrop, has_alpha, has_beta;
+	int has_rpc, has_dt, has_ddrop, has_alpha, has_beta, has_update;
 	struct hg_credit_cfg credit;
 };
 

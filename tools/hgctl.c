@@ -191,10 +191,11 @@ steering_json(const Hg__Steering *s)
 static json_t *
 credits_json(const Hg__Credits *c)
 {
-	return json_pack("{s:o, s:i, s:i, s:f, s:f, s:I, s:I, s:i, s:i, s:I, s:f}",
+	return json_pack("{s:o, s:i, s:i, s:i, s:f, s:f, s:I, s:I, s:i, s:i, s:I, s:f}",
 			 "rpc_ports", c->rpc_hi ? json_pack("{s:i, s:i}", "lo",
 				(int)c->rpc_lo, "hi", (int)c->rpc_hi) : json_null(),
 			 "dt_us", (int)c->dt_us, "ddrop_us", (int)c->ddrop_us,
+			 "update_us", (int)c->update_us,
 			 "alpha", c->alpha, "beta", c->beta,
 			 "pool", (json_int_t)c->pool, "issued", (json_int_t)c->issued,
 			 "sessions", (int)c->sessions, "drained", (int)c->drained,
@@ -476,7 +477,7 @@ static const struct cmd cmds[] = {
 	  "        [--thresh-wqd-us US] [--steal-threshold N] [--quantum-us US]\n"
 	  "        [--preempt on|off|always] [--wait-queue on|off] [--steal on|off]\n"
 	  "        [--rpc-ports LO-HI] [--dt-us US] [--ddrop-us US] [--alpha A]"
-	  " [--beta B]",
+	  " [--beta B]\n        [--update-us US]",
 	  b_tenant_set, p_ok },
 	{ "tenant", "del", 1, 1, 0, "tenant del NAME", b_tenant_del, p_ok },
 	{ "tenant", "list", 0, 0, 0, "tenant list [--json]", b_tenant_list,
@@ -593,6 +594,7 @@ parse_steering(int c, const char *v, Hg__TenantSet *m)
 	case 'E': m->has_ddrop_us = 1; m->ddrop_us = parse_u32("--ddrop-us", v); break;
 	case 'A': m->has_alpha = 1; m->alpha = parse_double("--alpha", v); break;
 	case 'B': m->has_beta = 1; m->beta = parse_double("--beta", v); break;
+	case 'U': m->has_update_us = 1; m->update_us = parse_u32("--update-us", v); break;
 	}
 }
 
@@ -621,6 +623,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "ddrop-us", required_argument, NULL, 'E' },
 		{ "alpha", required_argument, NULL, 'A' },
 		{ "beta", required_argument, NULL, 'B' },
+		{ "update-us", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -641,6 +644,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 			  o->given |= O_EXTRA; break;
 		case 's': case 'q': case 'g': case 'W': case 'T': case 'Q':
 		case 'P': case 'Y': case 'S': case 'D': case 'E': case 'A': case 'B':
+		case 'U':
 			  parse_steering(c, optarg, &o->steer);
 			  o->given |= O_STEER; break;
 		case 'R': {

@@ -116,8 +116,8 @@ class Daemon:
     def tenants(self):
         return {t["name"]: t for t in json.loads(self.hgctl("tenant", "list", "--json").stdout)["tenants"]}
 
-    def echo(self, tenant, port, threads=1, cpus=None):
-        return Echo(self, tenant, port, threads, cpus)
+    def echo(self, tenant, port, threads=1, cpus=None, extra=()):
+        return Echo(self, tenant, port, threads, cpus, extra)
 
     def stop(self, sig=signal.SIGTERM, timeout=15):
         if self.proc.poll() is None:
@@ -132,14 +132,14 @@ class Daemon:
 
 
 class Echo:
-    def __init__(self, daemon, tenant, port, threads=1, cpus=None):
+    def __init__(self, daemon, tenant, port, threads=1, cpus=None, extra=()):
         pin = ["taskset", "-c", cpus] if cpus else []
         ports = []
         for p in port if isinstance(port, (list, tuple)) else [port]:
             ports += ["--port", str(p)]
         self.proc = subprocess.Popen(
             [*pin, os.path.join(BIN, "hg-echo"), "--ctl", daemon.ctl, "--tenant", tenant,
-             *ports, "--threads", str(threads)],
+             *ports, "--threads", str(threads), *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         line = self.proc.stdout.readline()
         if "ready" not in line:

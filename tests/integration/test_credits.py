@@ -110,3 +110,22 @@ def test_memory_does_not_grow_under_sustained_overload(net, daemon, cleanup):
     after = rss_kb(daemon.proc.pid)
     assert out["rejected"] > 100000, out
     assert after - before < 2048, f"RSS grew from {before} kB to {after} kB"
+
+
+def test_update_period_is_the_pools_clock(net, daemon, cleanup):
+    daemon.hgctl("tenant", "add", "clk", "--ports", "8740-8740", "--rpc-ports", "8740-8740")
+    bad = daemon.hgctl("tenant", "set", "clk", "--update-us", "0", check=False)
+    assert bad.returncode == 1 and "update-us" in bad.stderr
+    # one update per 200 ms: the pool can gain at most one credit each
+    daemon.hgctl("tenant", "set", "clk", "--update-us", "200000", "--dt-us", "300",
+                 "--ddrop-us", "3000")
+    assert credits(daemon, "clk")["update_us"] == 200000
+    cleanup.append(daemon.echo("clk", 8740))
+    start, t0 = credits(daemon, "clk")["pool"], time.monotonic()
+    load = hgload(net, 8740, "--credits", "--rate", "500", "--duration", "1.5", "--flows", "8",
+                  "--workload", "fixed:10000")
+    out = json.loads(load.communicate(timeout=30)[0])
+    assert out["received"] > 0
+    end, secs = credits(daemon, "clk")["pool"], time.monotonic() - t0
+    # at the default 10 µs it would reach the ceiling, 8 sessions x 64
+    assert end <= start + secs / 0.2 + 2, (start, end, secs)

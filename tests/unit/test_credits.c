@@ -59,8 +59,10 @@ Test(grant, grows_to_demand_plus_one_while_the_pool_has_room)
 Test(grant, revokes_one_per_answer_when_overcommitted)
 {
 	cr_assert_eq(hg_credit_grant(8, 20, 100, 120, 0), 7);
-	cr_assert_eq(hg_credit_grant(1, 20, 100, 120, 0), 1,
-		     "an active session keeps one while not overloaded");
+	cr_assert_eq(hg_credit_grant(1, 20, 100, 100, 0), 1,
+		     "an active session keeps one while the pool covers it");
+	cr_assert_eq(hg_credit_grant(1, 20, 100, 120, 0), 0,
+		     "more sessions than the pool holds: drained");
 	cr_assert_eq(hg_credit_grant(1, 20, 100, 120, 1), 0, "overloaded: drained");
 	cr_assert_eq(hg_credit_grant(0, 3, 100, 120, 1), 0);
 }
