@@ -47,11 +47,14 @@ struct req {
 	_Atomic uint8_t state;
 };
 
-/* A session's credit state (the receiver updates window and outstanding;
- * the queue is the sender's alone). */
+/* A session's credit state. The receiver updates window and outstanding;
+ * the queue is filled by the sender and drained by whichever thread finds
+ * credit for it (the sender on an arrival, the receiver on a grant), under
+ * the lock: so neither has to poll for credit. */
 struct flow {
 	_Atomic int window;
 	_Atomic int outstanding;
+	pthread_mutex_t lock;
 	uint32_t qh, qt;
 	uint64_t q[FLOW_QUEUE];
 };
@@ -83,7 +86,8 @@ struct load {
 	uint64_t n_req;
 	_Atomic uint64_t sent;
 	_Atomic int sending;
-	uint64_t send_errors, invalid;
+	_Atomic uint64_t send_errors;
+	uint64_t invalid;
 	uint64_t t_start, t_end;
 };
 
@@ -244,7 +248,7 @@ send_req(struct load *l, uint64_t seq, unsigned f, uint8_t *payload)
 	}
 }
 
-/* Sends what a session's window allows from its queue. */
+/* Sends what a session's window allows from its queue (flow lock held). */
 static void
 drain(struct load *l, unsigned f, uint8_t *payload)
 {
@@ -258,32 +262,32 @@ drain(struct load *l, unsigned f, uint8_t *payload)
 	}
 }
 
+/* After a session's replies: what its new window lets out of its queue. */
 static void
-drain_all(struct load *l, uint8_t *payload)
+drain_locked(struct load *l, unsigned f, uint8_t *payload)
 {
-	unsigned f;
+	struct flow *fl = &l->fl[f];
 
-	for (f = 0; f < l->flows; f++)
-		drain(l, f, payload);
+	pthread_mutex_lock(&fl->lock);
+	drain(l, f, payload);
+	pthread_mutex_unlock(&fl->lock);
 }
 
-/* Waits until t; with credits, keeps sending what new grants allow.
- * Sleeps (1 µs timer slack) and spins only the last 20 µs, so that the
- * receiver thread and whatever shares the CPU are not starved. */
+/* Waits until t by sleeping (1 µs timer slack), never by spinning: the
+ * client shares its CPU with what it measures, and a spinning client
+ * takes that CPU in bursts. An arrival is late by the wake-up latency,
+ * which the latency measured from the send does not include. */
 static void
-wait_until(struct load *l, uint64_t t, uint8_t *payload)
+wait_until(uint64_t t)
 {
 	uint64_t now = now_ns();
 
-	while (now < t) {
-		if (l->credits)
-			drain_all(l, payload);
-		if (t > now + 30000) {
-			uint64_t nap = t - now - 20000;
-			struct timespec ts = { 0, (long)(l->credits && nap > 50000 ? 50000 : nap) };
+	while (now + 2000 < t) {
+		uint64_t nap = t - now;
+		struct timespec ts = { (time_t)(nap / 1000000000u),
+				       (long)(nap % 1000000000u) };
 
-			nanosleep(&ts, NULL);
-		}
+		nanosleep(&ts, NULL);
 		now = now_ns();
 	}
 }
@@ -300,14 +304,16 @@ arrive(struct load *l, uint64_t seq, uint8_t *payload)
 		send_req(l, seq, f, payload);
 		return;
 	}
+	pthread_mutex_lock(&fl->lock);
 	if (fl->qt - fl->qh == FLOW_QUEUE) {
 		atomic_store(&r->state, R_SHED);
 		l->shed++;
-		return;
+	} else {
+		atomic_store(&r->state, R_QUEUED);
+		fl->q[fl->qt++ % FLOW_QUEUE] = seq;
+		drain(l, f, payload);
 	}
-	atomic_store(&r->state, R_QUEUED);
-	fl->q[fl->qt++ % FLOW_QUEUE] = seq;
-	drain(l, f, payload);
+	pthread_mutex_unlock(&fl->lock);
 }
 
 static void *
@@ -325,15 +331,16 @@ sender(void *arg)
 		next += (uint64_t)(-log(1.0 - erand48(xs)) / l->rate * 1e9);
 		if (next >= end)
 			break;
-		wait_until(l, next, payload);
+		wait_until(next);
 		l->req[seq].type = (uint8_t)pick_type(l, erand48(xs));
 		atomic_store_explicit(&l->sent, seq + 1, memory_order_release);
 		arrive(l, seq, payload);
 	}
 	l->t_end = now_ns();
-	/* what the windows let through while the last replies come back */
+	/* the receiver sends what the windows let through while the last
+	 * replies come back */
 	if (l->credits)
-		wait_until(l, l->t_end + (uint64_t)l->timeout_ms * 500000u, payload);
+		wait_until(l->t_end + (uint64_t)l->timeout_ms * 500000u);
 	atomic_store(&l->sending, 0);
 	return NULL;
 }
@@ -420,7 +427,7 @@ static void
 receive(struct load *l)
 {
 	struct epoll_event ev[64];
-	uint8_t buf[2048];
+	uint8_t buf[2048], payload[PAYLOAD_MAX] = { 0 };
 	uint64_t done = 0, deadline = 0;
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	unsigned i;
@@ -436,10 +443,14 @@ receive(struct load *l)
 		for (k = 0; k < n; k++) {
 			ssize_t r;
 
-			while ((r = recv(l->fd[ev[k].data.u32], buf, sizeof(buf), 0)) > 0) {
+			unsigned f = ev[k].data.u32;
+
+			while ((r = recv(l->fd[f], buf, sizeof(buf), 0)) > 0) {
 				take_reply(l, buf, r, now_ns());
 				done++;
 			}
+			if (l->credits)
+				drain_locked(l, f, payload);
 		}
 		if (atomic_load(&l->sending))
 			continue;
@@ -448,7 +459,7 @@ receive(struct load *l)
 			deadline = now_ns() + (uint64_t)l->timeout_ms * 1000000u;
 		if (now_ns() >= deadline ||
 		    done - l->invalid - atomic_load(&l->credit_msgs) >=
-			    atomic_load(&l->sent) - l->send_errors - l->shed)
+			    atomic_load(&l->sent) - atomic_load(&l->send_errors) - l->shed)
 			break;
 	}
 	close(ep);
@@ -611,7 +622,7 @@ report(const struct load *l)
 			"target", l->target_str, "rate", l->rate,
 			"duration_s", l->duration, "flows", (int)l->flows,
 			"size", (int)l->size, "workload", l->workload,
-			"send_errors", (json_int_t)l->send_errors,
+			"send_errors", (json_int_t)atomic_load(&l->send_errors),
 			"invalid", (json_int_t)l->invalid, "elapsed_s", secs,
 			"types", types);
 		json_object_update(j, meta);
@@ -639,9 +650,9 @@ report(const struct load *l)
 			       (unsigned long)atomic_load(&l->credit_msgs),
 			       secs > 0 ? all.good / secs : 0.0,
 			       l->slo_us > 0 ? " within the SLO" : "");
-		if (l->send_errors || l->invalid)
+		if (atomic_load(&l->send_errors) || l->invalid)
 			printf("send errors %lu, invalid replies %lu\n",
-			       (unsigned long)l->send_errors,
+			       (unsigned long)atomic_load(&l->send_errors),
 			       (unsigned long)l->invalid);
 	}
 	free(lat);
@@ -761,8 +772,10 @@ main(int argc, char **argv)
 	l.fl = calloc(l.flows, sizeof(*l.fl));
 	if (l.req == NULL || l.fl == NULL)
 		die("out of memory");
-	for (unsigned f = 0; f < l.flows; f++)
+	for (unsigned f = 0; f < l.flows; f++) {
 		atomic_store(&l.fl[f].window, 1);	/* a new session's credit */
+		pthread_mutex_init(&l.fl[f].lock, NULL);
+	}
 	open_flows(&l);
 	atomic_store(&l.sending, 1);
 	if (pthread_create(&tid, NULL, sender, &l) != 0)
