@@ -36,24 +36,31 @@ hg_credit_aimd(double pool, uint64_t dm, uint64_t dt, double alpha, double beta,
 }
 
 /* A session's new window when the daemon answers it: up to its demand plus
- * one while the pool has room (overcommitment keeps the pipe full), one
- * credit less per answer while more is issued than the pool holds. An
- * active session keeps at least one while the tenant is not overloaded:
- * D_m is below D_t and the pool covers what is issued. With more sessions
- * than the pool holds some must go to zero, or the floor alone would admit
- * a queue of one request per session; those drained sessions are
- * CoreSync's persistent-overload signal, and the scan hands their credits
- * back in turn as others return theirs. issued counts every session's
- * window on this core. */
+ * one while the pool has room (overcommitment keeps the pipe full), but no
+ * more than its fair share of the pool among the core's sessions (a
+ * client with a deep queue would otherwise take all the room there is
+ * whenever it is answered first), one
+ * credit less per answer once all the pool is issued. An active session
+ * keeps at least one while the tenant is not overloaded: D_m is below D_t,
+ * no session is drained, and the pool covers what is issued. With more
+ * sessions than the pool holds some must go to zero, or the floor alone
+ * would admit a queue of one request per session; those drained sessions
+ * are CoreSync's persistent-overload signal. While any is drained the
+ * floor is off, so each answer returns a credit and the scan hands it to
+ * a drained session: the credits rotate instead of staying with whoever
+ * held them first. issued counts every session's window on this core. */
 static inline uint32_t
 hg_credit_grant(uint32_t window, uint32_t demand, int64_t pool, int64_t issued,
-		int overloaded)
+		uint32_t sessions, int overloaded)
 {
 	int64_t room = pool - issued, want = (int64_t)demand + 1, w = window;
 	int64_t floor = overloaded || issued > pool ? 0 : 1;
+	int64_t fair = pool / (sessions ? sessions : 1);
 
 	if (want > HG_CREDIT_MAX_SESSION)
 		want = HG_CREDIT_MAX_SESSION;
+	if (want > fair)
+		want = fair > 1 ? fair : 1;
 	if (room > 0)
 		w = w + room < want ? w + room : want;
 	else if (w > 0)

@@ -47,7 +47,9 @@ create(struct hg_sessions *ss, int t, uint32_t ip, uint16_t port, uint32_t id,
 	s = &ss->s[pos];
 	*s = (struct hg_session){ .ip = ip, .id = id, .port = port,
 				  .local_port = local_port, .window = 1,
-				  .tenant = (uint8_t)t, .used = 1 };
+				  .tenant = (uint8_t)t, .used = 1,
+				  .live_idx = ss->n_live };
+	ss->live[ss->n_live++] = (uint32_t)pos;
 	ss->issued[t] += 1;
 	ss->count[t]++;
 	return s;
@@ -139,7 +141,11 @@ hg_rpc_admit(struct hg_dp *dp, struct hg_fp_core *c, int t, uint8_t *f,
 			ft->drops[HG_TDROP_OVERLOAD]++;
 			set_window(ss, s, 0);
 		} else if (s->outstanding >= s->window) {
+			/* the reject says credits 0, so the session holds 0
+			 * here too: a window the client no longer believes in
+			 * would stay counted as issued and never be used */
 			ft->drops[HG_TDROP_NO_CREDIT]++;
+			set_window(ss, s, 0);
 		} else {
 			s->outstanding++;
 			return HG_RPC_ADMIT;
@@ -166,7 +172,8 @@ hg_rpc_response(struct hg_dp *dp, struct hg_fp_core *c, int t, uint8_t *payload,
 			s->outstanding--;
 		s->last_tsc = rte_rdtsc();
 		w = hg_credit_grant(s->window, s->demand, pool_share(dp, t),
-				    ss->issued[t], overloaded(dp, t));
+				    ss->issued[t], ss->count[t],
+				    overloaded(dp, t) || ss->drained[t] > 0);
 		set_window(ss, s, w);
 	}
 	h->flags = HG_RPC_RESPONSE;
@@ -209,48 +216,88 @@ expire(struct hg_sessions *ss, uint32_t pos)
 	struct hg_sess_key k = { .ip = s->ip, .id = s->id, .port = s->port,
 				 .tenant = s->tenant };
 
+	uint32_t last = ss->live[--ss->n_live];
+
 	set_window(ss, s, 0);
 	ss->drained[s->tenant]--;
 	ss->count[s->tenant]--;
 	s->used = 0;
 	rte_hash_del_key(ss->h, &k);
+	ss->live[s->live_idx] = last;
+	ss->s[last].live_idx = s->live_idx;
 }
 
 /* Looks at a few sessions per control step: expires idle ones, revokes
  * credits held by idle sessions while more is issued than the pool holds,
- * and gives a drained session one credit back once the tenant is no longer
- * overloaded (at zero it cannot even say it has demand). Explicit messages
- * go only where a response cannot carry the news. Returns the messages
- * sent. */
+ * and gives a drained session one credit back while the pool has room (at
+ * zero it cannot even say it has demand). The pool alone decides: it has
+ * already shrunk for the delay, and waiting for D_m to fall below D_t as
+ * well would let the queue run dry before any credit went out again.
+ * Explicit messages go only where a response cannot carry the news.
+ * Returns the messages sent. */
+enum { SCAN_NONE, SCAN_SENT, SCAN_GRANTED };
+
+static int
+scan_one(struct hg_dp *dp, struct hg_fp_core *c, uint32_t pos, uint64_t now,
+	 uint64_t idle)
+{
+	struct hg_sessions *ss = c->sess;
+	struct hg_session *s = &ss->s[pos];
+	int t = s->tenant, sent = 0;
+	int64_t share;
+
+	if (s->outstanding > 0)
+		return SCAN_NONE;
+	if (__atomic_load_n(&dp->tstate[t], __ATOMIC_RELAXED) != HG_TENANT_ACTIVE) {
+		expire(ss, pos);
+		return SCAN_NONE;
+	}
+	if (now - s->last_tsc > idle) {
+		/* a drained session may be waiting for us rather than idle (a
+		 * client at zero cannot even say it has demand): it is told it
+		 * starts over with the one credit of a new session, or it
+		 * could wait forever */
+		if (s->window == 0) {
+			s->window = 1;
+			sent = send_update(dp, c, s) == 0;
+			s->window = 0;
+		}
+		expire(ss, pos);
+		return sent ? SCAN_SENT : SCAN_NONE;
+	}
+	share = pool_share(dp, t);
+	if (s->window > 0 && ss->issued[t] > share) {
+		set_window(ss, s, s->window - 1u);
+		return send_update(dp, c, s) == 0 ? SCAN_SENT : SCAN_NONE;
+	}
+	if (s->window == 0 && ss->issued[t] < share) {
+		set_window(ss, s, 1);
+		send_update(dp, c, s);
+		return SCAN_GRANTED;
+	}
+	return SCAN_NONE;
+}
+
 unsigned
 hg_rpc_scan(struct hg_dp *dp, struct hg_fp_core *c)
 {
 	struct hg_sessions *ss = c->sess;
 	uint64_t now = rte_rdtsc(), idle = rte_get_tsc_hz() * HG_SESSION_IDLE;
-	unsigned i, sent = 0;
+	uint32_t n = RTE_MIN(HG_SCAN_PER_PASS, ss->n_live), start = ss->scan, i;
+	unsigned sent = 0;
+	int r;
 
-	for (i = 0; i < HG_SCAN_PER_PASS; i++) {
-		uint32_t pos = ss->scan++ % HG_SESSIONS;
-		struct hg_session *s = &ss->s[pos];
-		int t = s->tenant;
-		int64_t share;
+	ss->scan = start + n;
+	for (i = 0; i < n && ss->n_live > 0; i++) {
+		uint32_t idx = (start + i) % ss->n_live;
 
-		if (!s->used || s->outstanding > 0)
-			continue;
-		if (now - s->last_tsc > idle ||
-		    __atomic_load_n(&dp->tstate[t], __ATOMIC_RELAXED) != HG_TENANT_ACTIVE) {
-			expire(ss, pos);
-			continue;
-		}
-		share = pool_share(dp, t);
-		if (s->window > 0 && ss->issued[t] > share) {
-			set_window(ss, s, s->window - 1u);
-			sent += send_update(dp, c, s) == 0;
-		} else if (s->window == 0 && !overloaded(dp, t) &&
-			   ss->issued[t] < share) {
-			set_window(ss, s, 1);
-			sent += send_update(dp, c, s) == 0;
-		}
+		r = scan_one(dp, c, ss->live[idx], now, idle);
+		sent += r != SCAN_NONE;
+		/* round robin over the sessions handed a credit back: the next
+		 * step starts after the last of them, not where this one
+		 * started, or the first few drained sessions would always win */
+		if (r == SCAN_GRANTED)
+			ss->scan = idx + 1;
 	}
 	return sent;
 }
@@ -262,11 +309,13 @@ void
 hg_rpc_forget_tenant(struct hg_fp_core *c, int t)
 {
 	struct hg_sessions *ss = c->sess;
-	uint32_t pos;
+	uint32_t k;
 
-	for (pos = 0; pos < HG_SESSIONS; pos++)
-		if (ss->s[pos].used && ss->s[pos].tenant == t)
-			expire(ss, pos);
+	/* backwards: expire() moves the last entry into the freed place,
+	 * and that one has been looked at already */
+	for (k = ss->n_live; k-- > 0;)
+		if (ss->s[ss->live[k]].tenant == t)
+			expire(ss, ss->live[k]);
 	ss->issued[t] = 0;
 	ss->count[t] = ss->drained[t] = 0;
 }

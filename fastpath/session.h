@@ -27,6 +27,7 @@ struct hg_session {
 	uint16_t demand;	/* queued at the client, as it last said */
 	uint8_t tenant;
 	uint8_t used;
+	uint32_t live_idx;	/* where it sits in hg_sessions.live */
 };
 
 struct hg_sess_key {
@@ -37,11 +38,16 @@ struct hg_sess_key {
 	uint8_t pad;
 };
 
+/* The scan walks the live list, not the table: the hash hands out slots
+ * anywhere in it, and a walk over empty slots would leave returned credits
+ * unused for a whole sweep and favour whichever sessions sit first. */
 struct hg_sessions {
 	struct rte_hash *h;
-	uint32_t scan;				/* next slot the scan looks at */
+	uint32_t scan;				/* next live entry the scan looks at */
+	uint32_t n_live;
 	int64_t issued[32];			/* sum of windows, per tenant */
 	uint32_t count[32], drained[32];	/* sessions, with window 0 */
+	uint32_t live[HG_SESSIONS];		/* slots in use, in any order */
 	struct hg_session s[HG_SESSIONS];
 };
 

@@ -44,6 +44,7 @@ struct hg_ctx {
 	hg_app_t *app;
 	uint32_t id;
 	uint32_t rx_next;	/* core whose RX ring is polled first */
+	uint64_t rx_tsc;	/* RX timestamp of the request last taken */
 	uint32_t tx_next;	/* core hg_sendto tries first */
 	struct hg_ctx_shm *shm;
 	struct rte_ring *ring[HG_MAX_FP_CORES][HG_RING_KINDS];

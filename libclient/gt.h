@@ -16,6 +16,7 @@
  * service times and the long-request timer. */
 struct hg_req {
 	uint64_t start_ns;
+	uint64_t rx_tsc;	/* the daemon's RX timestamp (its TSC) */
 	int active;
 	int is_long;		/* hg_feedback_start() was called */
 };

@@ -32,15 +32,18 @@ hg_poll_local(hg_ctx_t *w, struct hg_msg *m)
 	struct hg_desc d;
 	uint32_t i, core;
 
-	while (w->stash_i < w->stash_n)
+	while (w->stash_i < w->stash_n) {
+		w->rx_tsc = w->stash[w->stash_i].tsc;
 		if (hg_desc_to_msg(app, &w->stash[w->stash_i++], m))
 			return 1;
+	}
 	for (i = 0; i < app->n_cores; i++) {
 		core = (w->rx_next + i) % app->n_cores;
 		if (rte_ring_mc_dequeue_elem(w->ring[core][HG_RING_RX], &d,
 					     sizeof(d)) != 0)
 			continue;
 		w->rx_next = core + 1;
+		w->rx_tsc = d.tsc;
 		if (hg_desc_to_msg(app, &d, m))
 			return 1;
 	}

@@ -94,6 +94,7 @@ req_begin(hg_ctx_t *w)
 	r->active = 1;
 	r->is_long = 0;
 	r->start_ns = now_ns();
+	r->rx_tsc = w->rx_tsc;
 }
 
 void
@@ -235,14 +236,14 @@ static void
 after_switch(hg_ctx_t *w)
 {
 	struct hg_gt *gt = w->publish;
-	uint64_t h;
+	struct hg_wq_entry e;
 
 	if (gt == NULL)
 		return;
 	w->publish = NULL;
-	h = gt_handle(gt);
+	e = (struct hg_wq_entry){ .handle = gt_handle(gt), .rx_tsc = gt->req.rx_tsc };
 	if (!LOAD(w->app->steer->wait_queue) ||
-	    rte_ring_mp_enqueue_elem(w->app->wq, &h, sizeof(h)) != 0)
+	    rte_ring_mp_enqueue_elem(w->app->wq, &e, sizeof(e)) != 0)
 		own_push(w, gt);	/* wait queue off or full: resumed here */
 }
 
@@ -341,14 +342,14 @@ static int
 resume_waiting(hg_ctx_t *w)
 {
 	struct hg_gt *th = NULL;
-	uint64_t h;
+	struct hg_wq_entry e;
 	unsigned n;
 
 	/* anything that is not one of our green threads is dropped */
 	for (n = 0; th == NULL && n < HG_WQ_SIZE; n++) {
-		if (rte_ring_mc_dequeue_elem(w->app->wq, &h, sizeof(h)) != 0)
+		if (rte_ring_mc_dequeue_elem(w->app->wq, &e, sizeof(e)) != 0)
 			return 0;
-		th = gt_lookup(w->app, h);
+		th = gt_lookup(w->app, e.handle);
 	}
 	return resume(w, th);
 }

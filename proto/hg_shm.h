@@ -10,7 +10,7 @@
  *                   settings (struct hg_steer_shm)
  *   [ ctx blocks  ] struct hg_ctx_shm[max_ctx], then struct hg_app_shm[max_apps]
  *   [ ring slots  ] one slot per (ctx, fp core, kind), ring_stride bytes each
- *   [ wait queues ] one rte_ring of HG_WQ_SIZE 8-byte handles per app slot
+ *   [ wait queues ] one rte_ring of HG_WQ_SIZE struct hg_wq_entry per app slot
  *   [ buffers     ] n_bufs buffers of buf_size bytes
  *
  * Each ring slot starts with one page that holds only the first
@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define HG_SHM_MAGIC        0x48475348u	/* "HGSH" */
-#define HG_SHM_VERSION      1u
+#define HG_SHM_VERSION      2u
 
 #define HG_PAGE_SIZE        4096u
 #define HG_MAX_FP_CORES     8u
@@ -37,6 +37,16 @@
 #define HG_MAX_PAYLOAD      1472u	/* UDP payload that fits a 1500 MTU */
 #define HG_FILL_TARGET      64u	/* free buffers kept on each fill ring */
 #define HG_WQ_SIZE          1024u	/* preempted green threads per app */
+
+/* One preempted request in an app's wait queue: the library's handle for
+ * its green thread, and the daemon's RX timestamp of the request, so that
+ * the daemon's D_m (the age of the oldest waiting request, DESIGN §6)
+ * counts parked requests too. The daemon only reads the entry at the
+ * head, indexed with HG_WQ_SIZE - 1 rather than the ring's own mask. */
+struct hg_wq_entry {
+	uint64_t handle;
+	uint64_t rx_tsc;
+};
 
 /* Bytes of struct rte_ring before the producer head/tail (checked against
  * offsetof(struct rte_ring, prod) at build time on both sides). */

@@ -15,14 +15,39 @@
 #include "../fastpath/credits.h"
 #include "credit.h"
 
-/* The oldest RX timestamp at the head of any of the tenant's rings. The
- * rings carry the daemon's private geometry, so the head index is in
- * bounds; the timestamp itself is tenant memory and only compared. */
+/* The oldest RX timestamp at the head of an app's wait queue: preempted
+ * requests still wait, and with every request long the RX rings drain
+ * into the wait queue. The ring header is tenant memory: the head index
+ * is masked with the fixed size, never the header's mask. */
+static uint64_t
+oldest_parked(const struct hg_tenant *tn, uint64_t oldest)
+{
+	unsigned a;
+
+	for (a = 0; a < HG_MAX_APPS; a++) {
+		const struct rte_ring *r = tn->wq[a];
+		const struct hg_wq_entry *e;
+		uint32_t head;
+
+		if (r == NULL || rte_ring_empty(r))
+			continue;
+		e = (const struct hg_wq_entry *)&r[1];
+		head = __atomic_load_n(&r->cons.tail, __ATOMIC_RELAXED) & (HG_WQ_SIZE - 1);
+		if (e[head].rx_tsc < oldest)
+			oldest = e[head].rx_tsc;
+	}
+	return oldest;
+}
+
+/* The oldest RX timestamp at the head of any of the tenant's rings or wait
+ * queues. The rings carry the daemon's private geometry, so the head index
+ * is in bounds; the timestamp itself is tenant memory and only compared (a
+ * tenant that lies about it only misleads its own credit pool). */
 static uint64_t
 oldest_waiting(const struct hg_tenant *tn, uint32_t n_cores, uint64_t now)
 {
 	uint32_t k, c, n = __atomic_load_n(&tn->n_live, __ATOMIC_ACQUIRE);
-	uint64_t oldest = now;
+	uint64_t oldest = oldest_parked(tn, now);
 
 	for (k = 0; k < n && k < HG_MAX_CTX; k++) {
 		for (c = 0; c < n_cores; c++) {

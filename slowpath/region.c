@@ -46,7 +46,7 @@ layout(struct hg_region_hdr *h, uint32_t slot, uint32_t n_cores)
 	h->ring_stride = HG_PAGE_SIZE + page_round(body);
 	h->wq_off = h->ring_off + (uint64_t)HG_MAX_CTX * n_cores *
 					  HG_RING_KINDS * h->ring_stride;
-	h->wq_stride = page_round(rte_ring_get_memsize_elem(sizeof(uint64_t),
+	h->wq_stride = page_round(rte_ring_get_memsize_elem(sizeof(struct hg_wq_entry),
 							    HG_WQ_SIZE));
 	h->buf_off = h->wq_off + (uint64_t)HG_MAX_APPS * h->wq_stride;
 	h->region_size = h->buf_off + (uint64_t)HG_N_BUFS * HG_BUF_SIZE;

@@ -55,6 +55,7 @@ struct flow {
 	_Atomic int window;
 	_Atomic int outstanding;
 	pthread_mutex_t lock;
+	uint64_t answered;	/* responses this session got (receiver only) */
 	uint32_t qh, qt;
 	uint64_t q[FLOW_QUEUE];
 };
@@ -383,6 +384,7 @@ take_rpc(struct load *l, const uint8_t *buf, ssize_t n, uint64_t now)
 		l->invalid++;
 		return;
 	}
+	fl->answered++;
 	atomic_fetch_sub(&fl->outstanding, 1);
 	l->req[seq].lat_ns = (uint32_t)(now - l->req[seq].tx_ns > UINT32_MAX ? UINT32_MAX
 					: now - l->req[seq].tx_ns);
@@ -587,6 +589,21 @@ print_row(const char *name, const struct summary *s, double secs)
 	       secs > 0 ? s->received / secs : 0.0, s->p50, s->p99, s->p999, slow);
 }
 
+/* The fewest and the most answers any one RPC session got: how evenly
+ * credits went round. */
+static json_t *
+flows_answered_json(const struct load *l)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	unsigned f;
+
+	for (f = 0; f < l->flows; f++) {
+		lo = l->fl[f].answered < lo ? l->fl[f].answered : lo;
+		hi = l->fl[f].answered > hi ? l->fl[f].answered : hi;
+	}
+	return json_pack("{s:I, s:I}", "min", (json_int_t)lo, "max", (json_int_t)hi);
+}
+
 static void
 report(const struct load *l)
 {
@@ -614,7 +631,7 @@ report(const struct load *l)
 		}
 		j = summary_json(&all, secs);
 		meta = json_pack("{s:s, s:o, s:I, s:I, s:s, s:f, s:f, s:i, s:i, "
-				 "s:s, s:I, s:I, s:f, s:o}",
+				 "s:s, s:I, s:I, s:f, s:o, s:o}",
 			"mode", l->credits ? "credits" : l->rpc ? "rpc" : "raw",
 			"slo_us", l->slo_us > 0 ? json_real(l->slo_us) : json_null(),
 			"credit_updates", (json_int_t)atomic_load(&l->credit_msgs),
@@ -624,7 +641,7 @@ report(const struct load *l)
 			"size", (int)l->size, "workload", l->workload,
 			"send_errors", (json_int_t)atomic_load(&l->send_errors),
 			"invalid", (json_int_t)l->invalid, "elapsed_s", secs,
-			"types", types);
+			"types", types, "flow_answered", flows_answered_json(l));
 		json_object_update(j, meta);
 		json_decref(meta);
 		out = json_dumps(j, JSON_INDENT(2));

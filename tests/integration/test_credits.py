@@ -129,3 +129,20 @@ def test_update_period_is_the_pools_clock(net, daemon, cleanup):
     end, secs = credits(daemon, "clk")["pool"], time.monotonic() - t0
     # at the default 10 µs it would reach the ceiling, 8 sessions x 64
     assert end <= start + secs / 0.2 + 2, (start, end, secs)
+
+
+def test_credits_go_round_every_session_under_overload(net, daemon, cleanup):
+    # one worker, 2 ms requests, 16 sessions offering twice what it serves:
+    # the pool holds a few credits, so most sessions sit drained at any
+    # moment; each must still get its turn (no preemption: time-sharing
+    # long requests would make everyone late and the AQM reject most)
+    daemon.hgctl("tenant", "add", "rot", "--ports", "8750-8750", "--rpc-ports", "8750-8750")
+    daemon.hgctl("tenant", "set", "rot", "--dt-us", "8000", "--ddrop-us", "16000",
+                 "--update-us", "2000", "--alpha", "0.1", "--preempt", "off")
+    cleanup.append(daemon.echo("rot", 8750))
+    load = hgload(net, 8750, "--credits", "--rate", "1000", "--duration", "3", "--flows", "16",
+                  "--workload", "fixed:2000000", "--timeout-ms", "300")
+    out = json.loads(load.communicate(timeout=60)[0])
+    fs = out["flow_answered"]
+    assert out["not_sent"] > 0, out                      # it was overloaded
+    assert fs["min"] >= fs["max"] / 4, fs

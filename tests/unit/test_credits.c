@@ -50,19 +50,26 @@ Test(aimd, shrinks_under_a_burst_and_grows_back)
 
 Test(grant, grows_to_demand_plus_one_while_the_pool_has_room)
 {
-	cr_assert_eq(hg_credit_grant(1, 5, 100, 10, 0), 6);
-	cr_assert_eq(hg_credit_grant(1, 5, 100, 98, 0), 3, "only the room there is");
-	cr_assert_eq(hg_credit_grant(1, 500, 1000, 0, 0), HG_CREDIT_MAX_SESSION);
-	cr_assert_eq(hg_credit_grant(8, 0, 100, 10, 0), 1, "no demand: back to one");
+	cr_assert_eq(hg_credit_grant(1, 5, 100, 10, 1, 0), 6);
+	cr_assert_eq(hg_credit_grant(1, 5, 100, 98, 1, 0), 3, "only the room there is");
+	cr_assert_eq(hg_credit_grant(1, 500, 1000, 0, 1, 0), HG_CREDIT_MAX_SESSION);
+	cr_assert_eq(hg_credit_grant(8, 0, 100, 10, 1, 0), 1, "no demand: back to one");
+}
+
+Test(grant, no_more_than_a_fair_share_of_the_pool)
+{
+	cr_assert_eq(hg_credit_grant(1, 50, 40, 10, 8, 0), 5, "40 credits, 8 sessions");
+	cr_assert_eq(hg_credit_grant(1, 50, 4, 0, 8, 0), 1, "a share below one is one");
+	cr_assert_eq(hg_credit_grant(9, 50, 40, 10, 8, 0), 5, "above its share: cut back");
 }
 
 Test(grant, revokes_one_per_answer_when_overcommitted)
 {
-	cr_assert_eq(hg_credit_grant(8, 20, 100, 120, 0), 7);
-	cr_assert_eq(hg_credit_grant(1, 20, 100, 100, 0), 1,
+	cr_assert_eq(hg_credit_grant(8, 20, 100, 120, 1, 0), 7);
+	cr_assert_eq(hg_credit_grant(1, 20, 100, 100, 1, 0), 1,
 		     "an active session keeps one while the pool covers it");
-	cr_assert_eq(hg_credit_grant(1, 20, 100, 120, 0), 0,
+	cr_assert_eq(hg_credit_grant(1, 20, 100, 120, 1, 0), 0,
 		     "more sessions than the pool holds: drained");
-	cr_assert_eq(hg_credit_grant(1, 20, 100, 120, 1), 0, "overloaded: drained");
-	cr_assert_eq(hg_credit_grant(0, 3, 100, 120, 1), 0);
+	cr_assert_eq(hg_credit_grant(1, 20, 100, 120, 1, 1), 0, "overloaded: drained");
+	cr_assert_eq(hg_credit_grant(0, 3, 100, 120, 1, 1), 0);
 }
