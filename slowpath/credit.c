@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The credit pool of each tenant with RPC ports (DESIGN §6): every
- * update-us (about one round trip) the slow path measures D_m, the age of
- * the oldest request still waiting in the tenant's receive rings, and
- * updates the pool by AIMD; the fast path reads the pool and the delays.
+ * The credit pool of each tenant with RPC ports (DESIGN §6): on every pass
+ * the slow path measures D_m, the age of the oldest request still waiting
+ * in the tenant's receive rings and wait queues, and every update-us
+ * (about one round trip) it updates the pool by AIMD; the fast path reads
+ * the pool and the delays.
  *
  * The period is the controller's clock: α is added and β applied once per
  * update, so a period much shorter than the time a queue takes to drain
@@ -97,21 +98,25 @@ hg_credit_tick(struct hg_registry *reg, uint64_t now)
 		int64_t issued;
 		double alpha;
 
-		if (!t->used || t->releasing || t->credit.rpc_hi == 0 ||
-		    now < t->next_update)
+		if (!t->used || t->releasing || t->credit.rpc_hi == 0)
+			continue;
+		/* D_m is measured on every pass, not only per update: the
+		 * fast path's AQM acts on it, and a D_m one update-us old
+		 * would admit requests into a queue already past D_drop */
+		t->dm_tsc = oldest_waiting(&reg->dp->tenant[i], reg->dp->n_cores, now);
+		__atomic_store_n(&pub->dm_tsc, t->dm_tsc, __ATOMIC_RELAXED);
+		if (now < t->next_update)
 			continue;
 		t->next_update = now + t->credit.update_us * us;
 		sessions = hg_credit_sessions(reg, (int)i, &drained, &issued);
 		alpha = t->credit.alpha > 0 ? t->credit.alpha
 					    : (sessions / 1000.0 > 1 ? sessions / 1000.0 : 1);
-		t->dm_tsc = oldest_waiting(&reg->dp->tenant[i], reg->dp->n_cores, now);
 		t->pool = hg_credit_aimd(t->pool, t->dm_tsc, t->credit.dt_us * us,
 					 alpha, t->credit.beta,
 					 (double)(sessions > 1 ? sessions : 1) *
 						 HG_CREDIT_MAX_SESSION);
 		__atomic_store_n(&pub->dt_tsc, t->credit.dt_us * us, __ATOMIC_RELAXED);
 		__atomic_store_n(&pub->ddrop_tsc, t->credit.ddrop_us * us, __ATOMIC_RELAXED);
-		__atomic_store_n(&pub->dm_tsc, t->dm_tsc, __ATOMIC_RELAXED);
 		__atomic_store_n(&pub->pool, (uint64_t)t->pool, __ATOMIC_RELAXED);
 	}
 }
