@@ -146,3 +146,22 @@ def test_credits_go_round_every_session_under_overload(net, daemon, cleanup):
     fs = out["flow_answered"]
     assert out["not_sent"] > 0, out                      # it was overloaded
     assert fs["min"] >= fs["max"] / 4, fs
+
+
+def test_dm_counts_requests_parked_in_the_wait_queue(net, daemon, cleanup):
+    # every request is long and preempted after 200 µs, so the RX ring
+    # drains into the app's wait queue at once: only the parked requests
+    # show how long requests really wait
+    daemon.hgctl("tenant", "add", "pq", "--ports", "8760-8760", "--rpc-ports", "8760-8760")
+    daemon.hgctl("tenant", "set", "pq", "--preempt", "always", "--quantum-us", "200",
+                 "--dt-us", "500000", "--ddrop-us", "1000000")
+    cleanup.append(daemon.echo("pq", 8760))
+    load = hgload(net, 8760, "--rpc", "--rate", "200", "--duration", "1.5", "--flows", "4",
+                  "--workload", "fixed:20000000", "--timeout-ms", "200")
+    seen = []
+    while load.poll() is None:
+        seen.append(credits(daemon, "pq")["dm_us"])
+        time.sleep(0.05)
+    load.communicate(timeout=30)
+    # 300 requests of 20 ms offered to one worker that serves 50 a second
+    assert max(seen) > 20_000, max(seen)
