@@ -133,8 +133,8 @@ UNIT_LINK := $(OBJ)/fastpath/parse.o $(OBJ)/fastpath/bufpart.o \
 	$(OBJ)/slowpath/timer.o $(PROTO_O)
 
 # the library's tests link its objects (without its copy of the protocol)
-$(BUILD)/tests/test_green $(BUILD)/tests/test_steer: UNIT_EXTRA = $(CLIENT_CORE_O)
-$(BUILD)/tests/test_green $(BUILD)/tests/test_steer: $(CLIENT_CORE_O)
+$(BUILD)/tests/test_green $(BUILD)/tests/test_steer $(BUILD)/tests/test_rpc: UNIT_EXTRA = $(CLIENT_CORE_O)
+$(BUILD)/tests/test_green $(BUILD)/tests/test_steer $(BUILD)/tests/test_rpc: $(CLIENT_CORE_O)
 
 $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(UNIT_LINK)
 	@mkdir -p $(dir $@)

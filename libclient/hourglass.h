@@ -83,6 +83,28 @@ HG_API int hg_sendto(hg_ctx_t *ctx, uint16_t local_port, const struct hg_addr *t
 /* Hands a received message back without replying. */
 HG_API void hg_msg_free(hg_ctx_t *ctx, struct hg_msg *m);
 
+/* ---- RPC ports (README "RPC header") ----
+ *
+ * On a tenant's RPC ports every request starts with the 32-byte RPC header
+ * and every answer must too: the daemon writes the client's new credits
+ * into the answer's header, and an answer without one leaves the
+ * session's credit in use. hg_rpc_parse reads a request's header;
+ * hg_rpc_reply answers with the request's header echoed. */
+struct hg_rpc_req {
+	uint8_t type;		/* request type (class) */
+	uint32_t session;	/* client's session id */
+	uint64_t req_id;
+	const void *body;	/* the payload after the header */
+	size_t body_len;
+};
+
+/* Returns 0 with *r filled, or -EPROTO if m carries no RPC request. */
+HG_API int hg_rpc_parse(const struct hg_msg *m, struct hg_rpc_req *r);
+/* Answers an RPC request with body after the request's header, as
+ * hg_send does (body may point into req->data). Returns 0, -EPROTO (not an
+ * RPC request), -EMSGSIZE or -EAGAIN (req is still yours). */
+HG_API int hg_rpc_reply(hg_ctx_t *ctx, struct hg_msg *req, const void *body, size_t len);
+
 /* ---- request steering (Synergy) ----
  *
  * hg_recv takes requests in this order: if the daemon flagged the app's

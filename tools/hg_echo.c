@@ -20,7 +20,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "hg_rpc.h"
 #include "hg_wire.h"
 #include "hourglass.h"
 #include "util.h"
@@ -68,26 +67,30 @@ spin_ns(hg_ctx_t *ctx, uint64_t ns)
 	}
 }
 
-/* The synthetic-work header, at the start of the payload or right after
- * an RPC header (the daemon writes the reply's RPC flags and credits). */
+/* The synthetic-work header, at the start of what the client sent after
+ * any RPC header. */
 static const struct hg_work_hdr *
-work_header(const struct hg_msg *m)
+work_header(const void *body, size_t len)
 {
-	const struct hg_rpc_hdr *r = m->data;
-	size_t off = 0;
+	return len < sizeof(struct hg_work_hdr) ? NULL : body;
+}
 
-	if (m->len >= HG_RPC_HDR_LEN && ntohs(r->magic) == HG_RPC_MAGIC)
-		off = HG_RPC_HDR_LEN;
-	if (m->len < off + sizeof(struct hg_work_hdr))
-		return NULL;
-	return (const struct hg_work_hdr *)((const uint8_t *)m->data + off);
+/* Echoes the request; on an RPC port through hg_rpc_reply, so that the
+ * answer carries the header the daemon writes the new credits into. */
+static int
+answer(hg_ctx_t *ctx, struct hg_msg *m, const struct hg_rpc_req *rq)
+{
+	return rq != NULL ? hg_rpc_reply(ctx, m, rq->body, rq->body_len)
+			  : hg_send(ctx, m, m->data, m->len);
 }
 
 static void
 serve(hg_ctx_t *ctx, struct hg_msg *m)
 {
-	const struct hg_work_hdr *h = work_header(m);
-	int tries, rc = 0;
+	struct hg_rpc_req rq;
+	int rpc = hg_rpc_parse(m, &rq) == 0, tries, rc = 0;
+	const struct hg_work_hdr *h = rpc ? work_header(rq.body, rq.body_len)
+					  : work_header(m->data, m->len);
 
 	if (h != NULL && ntohl(h->magic) == HG_WORK_MAGIC &&
 	    h->version == HG_WORK_VERSION) {
@@ -101,7 +104,7 @@ serve(hg_ctx_t *ctx, struct hg_msg *m)
 			hg_feedback_finished(ctx);
 	}
 	for (tries = 0; tries < SEND_RETRIES; tries++) {
-		rc = hg_send(ctx, m, m->data, m->len);
+		rc = answer(ctx, m, rpc ? &rq : NULL);
 		if (rc != -EAGAIN)
 			break;
 	}
