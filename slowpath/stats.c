@@ -54,6 +54,30 @@ point(struct hg_arena *a, const struct hg_fp_tenant *ft, enum hg_point pt)
 	return p;
 }
 
+static Hg__Credits *
+credits_info(struct hg_arena *a, const struct hg_registry *reg, unsigned slot)
+{
+	const struct hg_tenant_sp *t = &reg->t[slot];
+	Hg__Credits *c = NEW(a, Hg__Credits, credits);
+	uint32_t cc;
+
+	if (c == NULL)
+		return NULL;
+	c->rpc_lo = t->credit.rpc_lo;
+	c->rpc_hi = t->credit.rpc_hi;
+	c->dt_us = t->credit.dt_us;
+	c->ddrop_us = t->credit.ddrop_us;
+	c->alpha = t->credit.alpha;
+	c->beta = t->credit.beta;
+	c->update_us = t->credit.update_us;
+	c->pool = (uint64_t)t->pool;
+	c->sessions = hg_credit_sessions(reg, (int)slot, &c->drained, &c->issued);
+	for (cc = 0; cc < reg->dp->n_cores; cc++)
+		c->credit_updates += LOAD(reg->dp->core[cc].t[slot].credit_updates);
+	c->dm_us = (double)t->dm_tsc * 1e6 / (double)rte_get_tsc_hz();
+	return c;
+}
+
 static Hg__TenantStats *
 tenant_stats(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
 {
@@ -89,6 +113,10 @@ tenant_stats(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
 			return NULL;
 		ts->cores[c] = cs;
 	}
+	/* drained sessions are the persistent-overload signal (CoreSync) */
+	if (reg->t[slot].credit.rpc_hi != 0 &&
+	    (ts->credits = credits_info(a, reg, slot)) == NULL)
+		return NULL;
 	return ts;
 }
 
@@ -161,30 +189,6 @@ steering_info(struct hg_arena *a, const struct hg_tenant_sp *t,
 	for (i = 0; i < HG_MAX_APPS; i++)
 		s->congested_apps += t->app[i].used && apps[i].check_wait_queue;
 	return s;
-}
-
-static Hg__Credits *
-credits_info(struct hg_arena *a, const struct hg_registry *reg, unsigned slot)
-{
-	const struct hg_tenant_sp *t = &reg->t[slot];
-	Hg__Credits *c = NEW(a, Hg__Credits, credits);
-	uint32_t cc;
-
-	if (c == NULL)
-		return NULL;
-	c->rpc_lo = t->credit.rpc_lo;
-	c->rpc_hi = t->credit.rpc_hi;
-	c->dt_us = t->credit.dt_us;
-	c->ddrop_us = t->credit.ddrop_us;
-	c->alpha = t->credit.alpha;
-	c->beta = t->credit.beta;
-	c->update_us = t->credit.update_us;
-	c->pool = (uint64_t)t->pool;
-	c->sessions = hg_credit_sessions(reg, (int)slot, &c->drained, &c->issued);
-	for (cc = 0; cc < reg->dp->n_cores; cc++)
-		c->credit_updates += LOAD(reg->dp->core[cc].t[slot].credit_updates);
-	c->dm_us = (double)t->dm_tsc * 1e6 / (double)rte_get_tsc_hz();
-	return c;
 }
 
 static Hg__TenantInfo *
@@ -296,6 +300,11 @@ tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
 	}
 	rte_tel_data_add_dict_u64(x, "weight_milli", (uint64_t)(ts->weight * 1000));
 	rte_tel_data_add_dict_u64(x, "cap", ts->cap);
+	if (ts->credits != NULL) {
+		rte_tel_data_add_dict_u64(x, "credit_pool", ts->credits->pool);
+		rte_tel_data_add_dict_u64(x, "rpc_sessions", ts->credits->sessions);
+		rte_tel_data_add_dict_u64(x, "drained_sessions", ts->credits->drained);
+	}
 	rte_tel_data_start_dict(dr);
 	for (i = 0; i < HG_TDROP_N; i++)
 		rte_tel_data_add_dict_u64(dr, hg_tenant_drop_names[i], drops[i]);

@@ -348,7 +348,7 @@ tenant_stats_json(const Hg__TenantStats *t)
 			"drops", drops_json(cs->drops, cs->n_drops)));
 	}
 	sum_tenant(t, &s);
-	return json_pack("{s:s, s:i, s:f, s:I, s:{s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I}, s:o}",
+	return json_pack("{s:s, s:i, s:f, s:I, s:{s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I}, s:o, s:o}",
 			 "name", t->name, "id", (int)t->id, "weight", t->weight,
 			 "cap", (json_int_t)t->cap, "total",
 			 "rx", point_json(&s.pt[0]), "tx", point_json(&s.pt[1]),
@@ -358,7 +358,8 @@ tenant_stats_json(const Hg__TenantStats *t)
 			 "budget", (json_int_t)s.budget, "debt", (json_int_t)s.debt,
 			 "drops", (json_int_t)s.drops,
 			 "over_budget_drops", (json_int_t)s.over_budget,
-			 "cores", cores);
+			 "cores", cores,
+			 "credits", t->credits ? credits_json(t->credits) : json_null());
 }
 
 static json_t *
@@ -429,6 +430,12 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 		print_point("rx", &s.pt[0]);
 		print_point("tx", &s.pt[1]);
 		print_point("sched", &s.pt[2]);
+		if (t->credits)
+			printf("  credits: pool %" PRIu64 ", issued %" PRId64 ", sessions %u,"
+			       " drained %u, updates sent %" PRIu64 ", D_m %.0f us\n",
+			       t->credits->pool, t->credits->issued, t->credits->sessions,
+			       t->credits->drained, t->credits->credit_updates,
+			       t->credits->dm_us);
 		for (c = 0; c < t->n_cores; c++)
 			print_drops(t->cores[c]->drops, t->cores[c]->n_drops, "  ");
 	}

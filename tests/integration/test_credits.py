@@ -142,10 +142,17 @@ def test_credits_go_round_every_session_under_overload(net, daemon, cleanup):
     cleanup.append(daemon.echo("rot", 8750))
     load = hgload(net, 8750, "--credits", "--rate", "1000", "--duration", "3", "--flows", "16",
                   "--workload", "fixed:2000000", "--timeout-ms", "300")
+    drained = []
+    while load.poll() is None:
+        # the persistent-overload signal, as `hgctl stats` exports it
+        drained.append(daemon.tenant_stats("rot")["credits"]["drained"])
+        time.sleep(0.1)
     out = json.loads(load.communicate(timeout=60)[0])
     fs = out["flow_answered"]
     assert out["not_sent"] > 0, out                      # it was overloaded
     assert fs["min"] >= fs["max"] / 4, fs
+    assert max(drained) > 0, drained
+    assert "drained" in daemon.hgctl("stats", "--tenant", "rot").stdout
 
 
 def test_dm_counts_requests_parked_in_the_wait_queue(net, daemon, cleanup):
