@@ -104,6 +104,8 @@ hg_credit_tick(struct hg_registry *reg, uint64_t now)
 		 * fast path's AQM acts on it, and a D_m one update-us old
 		 * would admit requests into a queue already past D_drop */
 		t->dm_tsc = oldest_waiting(&reg->dp->tenant[i], reg->dp->n_cores, now);
+		__atomic_store_n(&pub->dt_tsc, t->credit.dt_us * us, __ATOMIC_RELAXED);
+		__atomic_store_n(&pub->ddrop_tsc, t->credit.ddrop_us * us, __ATOMIC_RELAXED);
 		__atomic_store_n(&pub->dm_tsc, t->dm_tsc, __ATOMIC_RELAXED);
 		if (now < t->next_update)
 			continue;
@@ -115,8 +117,6 @@ hg_credit_tick(struct hg_registry *reg, uint64_t now)
 					 alpha, t->credit.beta,
 					 (double)(sessions > 1 ? sessions : 1) *
 						 HG_CREDIT_MAX_SESSION);
-		__atomic_store_n(&pub->dt_tsc, t->credit.dt_us * us, __ATOMIC_RELAXED);
-		__atomic_store_n(&pub->ddrop_tsc, t->credit.ddrop_us * us, __ATOMIC_RELAXED);
 		__atomic_store_n(&pub->pool, (uint64_t)t->pool, __ATOMIC_RELAXED);
 	}
 }
