@@ -37,10 +37,10 @@ hg_credit_aimd(double pool, uint64_t dm, uint64_t dt, double alpha, double beta,
 
 /* A session's new window when the daemon answers it: up to its demand plus
  * one while the pool has room (overcommitment keeps the pipe full), but no
- * more than its fair share of the pool among the core's sessions (a
- * client with a deep queue would otherwise take all the room there is
- * whenever it is answered first), one
- * credit less per answer once all the pool is issued. An active session
+ * more than its fair share of the pool among the core's sessions (a client
+ * with a deep queue would otherwise take all the room there is whenever it
+ * is answered first); one credit less per answer once all the pool is
+ * issued. An active session
  * keeps at least one while the tenant is not overloaded: D_m is below D_t,
  * no session is drained, and the pool covers what is issued. With more
  * sessions than the pool holds some must go to zero, or the floor alone

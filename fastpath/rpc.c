@@ -42,8 +42,12 @@ create(struct hg_sessions *ss, int t, uint32_t ip, uint16_t port, uint32_t id,
 	int32_t pos = rte_hash_add_key(ss->h, &k);
 	struct hg_session *s;
 
-	if (pos < 0 || (uint32_t)pos >= HG_SESSIONS)
+	if (pos < 0)
 		return NULL;
+	if ((uint32_t)pos >= HG_SESSIONS) {	/* beyond our table: undo */
+		rte_hash_del_key(ss->h, &k);
+		return NULL;
+	}
 	s = &ss->s[pos];
 	*s = (struct hg_session){ .ip = ip, .id = id, .port = port,
 				  .local_port = local_port, .window = 1,
@@ -215,7 +219,6 @@ expire(struct hg_sessions *ss, uint32_t pos)
 	struct hg_session *s = &ss->s[pos];
 	struct hg_sess_key k = { .ip = s->ip, .id = s->id, .port = s->port,
 				 .tenant = s->tenant };
-
 	uint32_t last = ss->live[--ss->n_live];
 
 	set_window(ss, s, 0);
@@ -227,16 +230,10 @@ expire(struct hg_sessions *ss, uint32_t pos)
 	ss->s[last].live_idx = s->live_idx;
 }
 
-/* Looks at a few sessions per control step: expires idle ones, revokes
- * credits held by idle sessions while more is issued than the pool holds,
- * and gives a drained session one credit back while the pool has room (at
- * zero it cannot even say it has demand). The pool alone decides: it has
- * already shrunk for the delay, and waiting for D_m to fall below D_t as
- * well would let the queue run dry before any credit went out again.
- * Explicit messages go only where a response cannot carry the news.
- * Returns the messages sent. */
 enum { SCAN_NONE, SCAN_SENT, SCAN_GRANTED };
 
+/* One session's turn in the scan; says whether it sent a message and
+ * whether that handed a drained session a credit back. */
 static int
 scan_one(struct hg_dp *dp, struct hg_fp_core *c, uint32_t pos, uint64_t now,
 	 uint64_t idle)
@@ -246,8 +243,11 @@ scan_one(struct hg_dp *dp, struct hg_fp_core *c, uint32_t pos, uint64_t now,
 	int t = s->tenant, sent = 0;
 	int64_t share;
 
-	if (s->outstanding > 0)
+	if (s->outstanding > 0) {
+		if (now - s->last_tsc > idle * HG_SESSION_STUCK)
+			expire(ss, pos);
 		return SCAN_NONE;
+	}
 	if (__atomic_load_n(&dp->tstate[t], __ATOMIC_RELAXED) != HG_TENANT_ACTIVE) {
 		expire(ss, pos);
 		return SCAN_NONE;
@@ -278,6 +278,14 @@ scan_one(struct hg_dp *dp, struct hg_fp_core *c, uint32_t pos, uint64_t now,
 	return SCAN_NONE;
 }
 
+/* Looks at a few sessions per control step: expires idle ones, revokes
+ * credits held by idle sessions while more is issued than the pool holds,
+ * and gives a drained session one credit back while the pool has room (at
+ * zero it cannot even say it has demand). The pool alone decides: it has
+ * already shrunk for the delay, and waiting for D_m to fall below D_t as
+ * well would let the queue run dry before any credit went out again.
+ * Explicit messages go only where a response cannot carry the news.
+ * Returns the messages sent. */
 unsigned
 hg_rpc_scan(struct hg_dp *dp, struct hg_fp_core *c)
 {

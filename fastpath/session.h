@@ -14,6 +14,9 @@
 
 #define HG_SESSIONS      16384u	/* per fast-path core */
 #define HG_SESSION_IDLE  1u	/* seconds without traffic before expiry */
+#define HG_SESSION_STUCK 10u	/* the same with requests still out: the
+				 * app will not answer them (it died, or
+				 * answered without the RPC header) */
 #define HG_SCAN_PER_PASS 64u	/* sessions looked at per control step */
 
 struct hg_session {
