@@ -4,8 +4,8 @@
 
 #include "tenant.h"
 
-/* One AIMD update of each tenant's credit pool whose update period (its
- * update-us setting) has passed at TSC now. */
+/* Measures and publishes every RPC tenant's D_m at TSC now, and updates
+ * the credit pool of each whose update period (update-us) has passed. */
 void hg_credit_tick(struct hg_registry *reg, uint64_t now);
 /* Sessions of a tenant over all cores, with the drained ones and the
  * credits issued. */
