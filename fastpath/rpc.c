@@ -184,14 +184,16 @@ hg_rpc_response(struct hg_dp *dp, struct hg_fp_core *c, int t, uint8_t *payload,
 	h->credits = rte_cpu_to_be_16((uint16_t)w);
 }
 
-/* An explicit credit update to an idle session. */
+/* An explicit credit update to an idle session: its window is now
+ * credits. */
 static int
-send_update(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_session *s)
+send_update(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_session *s,
+	    uint16_t credits)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(c->pool);
 	struct hg_rpc_hdr h = { .magic = RTE_BE16(HG_RPC_MAGIC),
 				.version = HG_RPC_VERSION, .flags = HG_RPC_CREDIT,
-				.credits = rte_cpu_to_be_16(s->window),
+				.credits = rte_cpu_to_be_16(credits),
 				.session = rte_cpu_to_be_32(s->id) };
 	struct hg_udp_flow fl = { .src_ip = dp->ip, .dst_ip = s->ip,
 				  .src_port = s->local_port, .dst_port = s->port,
@@ -257,22 +259,19 @@ scan_one(struct hg_dp *dp, struct hg_fp_core *c, uint32_t pos, uint64_t now,
 		 * client at zero cannot even say it has demand): it is told it
 		 * starts over with the one credit of a new session, or it
 		 * could wait forever */
-		if (s->window == 0) {
-			s->window = 1;
-			sent = send_update(dp, c, s) == 0;
-			s->window = 0;
-		}
+		if (s->window == 0)
+			sent = send_update(dp, c, s, 1) == 0;
 		expire(ss, pos);
 		return sent ? SCAN_SENT : SCAN_NONE;
 	}
 	share = pool_share(dp, t);
 	if (s->window > 0 && ss->issued[t] > share) {
 		set_window(ss, s, s->window - 1u);
-		return send_update(dp, c, s) == 0 ? SCAN_SENT : SCAN_NONE;
+		return send_update(dp, c, s, s->window) == 0 ? SCAN_SENT : SCAN_NONE;
 	}
 	if (s->window == 0 && ss->issued[t] < share) {
 		set_window(ss, s, 1);
-		send_update(dp, c, s);
+		send_update(dp, c, s, s->window);
 		return SCAN_GRANTED;
 	}
 	return SCAN_NONE;

@@ -377,12 +377,9 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	}
 	publish_settings(reg, slot);
 	/* what a deleted tenant of this slot left (its D_m, its pool) must
-	 * not judge the new one's first requests */
-	reg->dp->credit[slot] = (struct hg_credit_pub){
-		.pool = (uint64_t)t->pool,
-		.dt_tsc = (uint64_t)t->credit.dt_us * (rte_get_tsc_hz() / 1000000),
-		.ddrop_tsc = (uint64_t)t->credit.ddrop_us * (rte_get_tsc_hz() / 1000000),
-	};
+	 * not judge the new one's first requests: all zero reads as no delay
+	 * and a pool of one until the slow path's first pass publishes */
+	reg->dp->credit[slot] = (struct hg_credit_pub){ 0 };
 	publish_rpc(tn, &t->credit);
 	hg_refill_start(reg, slot);
 	if (o->has_ports) {
