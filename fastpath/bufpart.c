@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
 #include "bufpart.h"
 
 size_t
@@ -12,8 +14,10 @@ hg_bufpart_init(struct hg_bufpart *p, uint32_t base, uint32_t count, void *mem)
 {
 	uint32_t i;
 
+	memset(p, 0, sizeof(*p));
 	p->base = base;
 	p->count = count;
+	p->cap = count;
 	p->stack = mem;
 	p->owner = (uint8_t *)(p->stack + count);
 	/* lowest index on top: a fresh tenant touches its first pages first */

@@ -51,6 +51,7 @@ enum hg_point { HG_PT_RX, HG_PT_TX, HG_PT_SCHED, HG_PT_N };
 	X(ICMP, "bad_icmp")                   \
 	X(NO_TENANT, "no_tenant")             \
 	X(MULTISEG, "multi_segment")          \
+	X(ARP_UNASKED, "unsolicited_arp")     \
 	X(NIC_FULL, "nic_tx_full")            \
 	X(NO_MBUF, "no_mbuf")
 
@@ -67,7 +68,8 @@ enum hg_point { HG_PT_RX, HG_PT_TX, HG_PT_SCHED, HG_PT_N };
 	X(BAD_RPC, "bad_rpc_header")          \
 	X(NO_CREDIT, "rpc_reject_no_credit")  \
 	X(OVERLOAD, "rpc_reject_overload")    \
-	X(NO_SESSION, "rpc_reject_no_session")
+	X(NO_SESSION, "rpc_reject_no_session") \
+	X(TOO_BIG, "too_big")
 
 #define HG_ENUM_ENTRY(name, str) HG_DROP_##name,
 enum hg_core_drop { HG_CORE_DROPS(HG_ENUM_ENTRY) HG_DROP_N };
@@ -94,11 +96,17 @@ struct hg_app_route {
 	uint8_t ctx[HG_MAX_CTX];
 };
 
-/* A tenant as the fast path sees it. */
+/* A tenant as the fast path sees it. Everything the daemon relies on to
+ * find its way in the region (offsets, sizes, geometry) is this copy in
+ * daemon memory, made when the region was laid out: the region's own
+ * header page is the app's to scribble on and is never read back. */
 struct hg_tenant {
 	uint32_t slot;
 	uint8_t *base;			/* daemon's mapping of the region */
-	struct hg_region_hdr *hdr;
+	struct hg_region_hdr lay;	/* the layout, daemon-private */
+	uint8_t *bufs;			/* base + lay.buf_off */
+	struct hg_ctx_shm *ctx_shm;	/* base + lay.ctx_off */
+	struct hg_app_shm *app_shm;	/* base + lay.app_off */
 	/* rings with daemon-private geometry, see proto/hg_shm.h */
 	struct rte_ring *ring[HG_MAX_CTX][HG_MAX_FP_CORES][HG_RING_KINDS];
 	struct rte_ring *wq[HG_MAX_APPS];	/* apps' wait queues (read only) */
@@ -184,7 +192,11 @@ struct hg_dp {
 	uint64_t cap[HG_MAX_TENANTS];		/* budget caps, atomic */
 	uint32_t steer_jsq[HG_MAX_TENANTS];	/* RX steering: 0 flow, 1 jsq */
 	struct hg_credit_pub credit[HG_MAX_TENANTS];
+	uint32_t sess_quota[HG_MAX_TENANTS];	/* RPC sessions per core, atomic */
 	uint64_t *neigh;		/* MAC | 1<<63 per on-link host, atomic */
+	uint64_t *neigh_asked;		/* TSC of our last ARP request, 0: none */
+	uint64_t neigh_retry;		/* TSC between two requests for a host */
+	uint64_t neigh_wait;		/* TSC a request stays open for a reply */
 	struct hg_fp_core *core;	/* n_cores entries */
 	struct hg_tenant tenant[HG_MAX_TENANTS];
 	uint32_t port_map[65536];
@@ -227,12 +239,23 @@ hg_protecting(const struct hg_dp *dp)
 	return __atomic_load_n(&dp->live.protection, __ATOMIC_RELAXED) != 0;
 }
 
+/* The tenant's buffer buf, in the daemon's mapping. buf has been checked
+ * against the tenant's partition (bufpart), so it is below lay.n_bufs. */
+static inline uint8_t *
+hg_tenant_buf(const struct hg_tenant *tn, uint32_t buf)
+{
+	return tn->bufs + (uint64_t)buf * HG_BUF_SIZE;
+}
+
 /* RPC credits (rpc.c) */
 enum hg_rpc_verdict { HG_RPC_ADMIT, HG_RPC_REPLY, HG_RPC_DROP };
 int hg_rpc_is_port(const struct hg_tenant *tn, uint16_t port_net);
+/* Admits an RPC request (*s: its session) or rewrites it into a reject. */
 enum hg_rpc_verdict hg_rpc_admit(struct hg_dp *dp, struct hg_fp_core *c, int t,
 				 uint8_t *frame, struct hg_parsed *p,
-				 uint32_t *reply_len);
+				 uint32_t *reply_len, struct hg_session **s);
+/* An admitted request was dropped after all: its credit goes back. */
+void hg_rpc_cancel(struct hg_session *s);
 void hg_rpc_response(struct hg_dp *dp, struct hg_fp_core *c, int t,
 		     uint8_t *payload, uint16_t len, uint32_t peer_ip,
 		     uint16_t peer_port);
@@ -250,7 +273,18 @@ unsigned hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c);
 uint64_t hg_fp_xmit(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf **m,
 		    unsigned n, uint64_t *drop_ctr);
 
-/* Neighbour table: on-link hosts only, indexed by host bits. */
+/* Neighbour table: on-link hosts only, indexed by host bits.
+ *
+ * Who may write an entry (README, "Neighbours"): one spoofed frame must not
+ * redirect every tenant's traffic to a host, so an entry is
+ *  - set by an ARP reply to our address for a host we asked about within
+ *    neigh_wait (the first answer wins and closes the question);
+ *  - filled, when empty, by a datagram to a port an app has bound;
+ *  - never overwritten by a datagram from a different MAC: that only
+ *    makes us ask again (a broadcast ARP request, at most one per host
+ *    per neigh_retry), and the answer decides.
+ * ARP requests and ICMP echoes are answered from the frame itself and
+ * teach us nothing. */
 static inline int
 hg_neigh_index(const struct hg_dp *dp, uint32_t ip_net, uint32_t *idx)
 {
@@ -265,19 +299,78 @@ hg_neigh_index(const struct hg_dp *dp, uint32_t ip_net, uint32_t *idx)
 
 #define HG_NEIGH_VALID (1ull << 63)
 
-static inline void
-hg_neigh_learn(struct hg_dp *dp, uint32_t ip_net, const struct rte_ether_addr *mac)
+static inline uint64_t
+hg_neigh_entry(const struct rte_ether_addr *mac)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
+	return v | HG_NEIGH_VALID;
+}
+
+/* Records that we ask about host i now; 0 if we asked within neigh_retry
+ * (then nothing is sent). Cores race benignly: two may ask at once. */
+static inline int
+hg_neigh_ask(struct hg_dp *dp, uint32_t i, uint64_t now)
+{
+	uint64_t last = __atomic_load_n(&dp->neigh_asked[i], __ATOMIC_RELAXED);
+
+	if (last != 0 && now - last < dp->neigh_retry)
+		return 0;
+	__atomic_store_n(&dp->neigh_asked[i], now | 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+/* SCHED: may we send an ARP request for ip_net now? */
+static inline int
+hg_neigh_may_ask(struct hg_dp *dp, uint32_t ip_net, uint64_t now)
 {
 	uint32_t i;
-	uint64_t v = HG_NEIGH_VALID;
+
+	return hg_neigh_index(dp, ip_net, &i) == 0 && hg_neigh_ask(dp, i, now);
+}
+
+enum hg_neigh_verdict { HG_NEIGH_KNOWN, HG_NEIGH_LEARNED, HG_NEIGH_CHECK };
+
+/* A datagram to a bound port from (ip, mac): fills an empty entry; a
+ * different MAC says HG_NEIGH_CHECK when the caller should ask. */
+static inline enum hg_neigh_verdict
+hg_neigh_learn(struct hg_dp *dp, uint32_t ip_net, const struct rte_ether_addr *mac,
+	       uint64_t now)
+{
+	uint64_t v, cur;
+	uint32_t i;
 
 	if (hg_neigh_index(dp, ip_net, &i) < 0 || rte_is_multicast_ether_addr(mac))
-		return;
-	memcpy(&v, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
-	v |= HG_NEIGH_VALID;
-	/* write only on change: keeps the line shared between cores */
-	if (__atomic_load_n(&dp->neigh[i], __ATOMIC_RELAXED) != v)
+		return HG_NEIGH_KNOWN;
+	v = hg_neigh_entry(mac);
+	cur = __atomic_load_n(&dp->neigh[i], __ATOMIC_RELAXED);
+	if (cur == v)
+		return HG_NEIGH_KNOWN;	/* no write: the line stays shared */
+	if (!(cur & HG_NEIGH_VALID)) {
 		__atomic_store_n(&dp->neigh[i], v, __ATOMIC_RELAXED);
+		return HG_NEIGH_LEARNED;
+	}
+	return hg_neigh_ask(dp, i, now) ? HG_NEIGH_CHECK : HG_NEIGH_KNOWN;
+}
+
+/* An ARP reply to our address: taken only if we asked about its sender
+ * within neigh_wait; returns 1 if it set the entry. */
+static inline int
+hg_neigh_arp_reply(struct hg_dp *dp, const struct hg_parsed *p, uint64_t now)
+{
+	uint64_t asked;
+	uint32_t i;
+
+	if (hg_neigh_index(dp, p->src_ip, &i) < 0 ||
+	    rte_is_multicast_ether_addr(&p->src_mac))
+		return 0;
+	asked = __atomic_load_n(&dp->neigh_asked[i], __ATOMIC_RELAXED);
+	if (asked == 0 || now - asked > dp->neigh_wait)
+		return 0;
+	__atomic_store_n(&dp->neigh[i], hg_neigh_entry(&p->src_mac), __ATOMIC_RELAXED);
+	__atomic_store_n(&dp->neigh_asked[i], 0, __ATOMIC_RELAXED);
+	return 1;
 }
 
 static inline int

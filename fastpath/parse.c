@@ -40,6 +40,9 @@ parse_arp(const uint8_t *f, uint32_t len, uint32_t our_ip, struct hg_parsed *p)
 	if (a->arp_opcode == RTE_BE16(RTE_ARP_OP_REQUEST) &&
 	    a->arp_data.arp_tip == our_ip)
 		return HG_PKT_ARP_REQUEST;
+	if (a->arp_opcode == RTE_BE16(RTE_ARP_OP_REPLY) &&
+	    a->arp_data.arp_tip == our_ip)
+		return HG_PKT_ARP_REPLY;
 	if (a->arp_opcode == RTE_BE16(RTE_ARP_OP_REQUEST) ||
 	    a->arp_opcode == RTE_BE16(RTE_ARP_OP_REPLY))
 		return HG_PKT_ARP_OTHER;

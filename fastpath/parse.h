@@ -13,7 +13,8 @@
 enum hg_pkt_kind {
 	HG_PKT_DROP,
 	HG_PKT_ARP_REQUEST,	/* ARP request for our address */
-	HG_PKT_ARP_OTHER,	/* valid ARP we only learn from */
+	HG_PKT_ARP_REPLY,	/* ARP reply to our address */
+	HG_PKT_ARP_OTHER,	/* valid ARP, not for us: ignored */
 	HG_PKT_ICMP_ECHO,	/* echo request to us */
 	HG_PKT_UDP,		/* UDP datagram to us */
 };

@@ -109,16 +109,42 @@ build_reject(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *f,
 	return hg_build_udp(f, &fl, sizeof(h));
 }
 
+/* The session of a request, created only once the request is admissible:
+ * a tenant past D_drop or at its session quota on this core turns new
+ * sessions away (counted) instead of letting one client fill the table
+ * that every tenant's sessions share. */
+static struct hg_session *
+session_of(struct hg_dp *dp, struct hg_fp_core *c, int t,
+	   const struct hg_parsed *p, uint32_t id)
+{
+	struct hg_sessions *ss = c->sess;
+	struct hg_session *s = lookup(ss, t, p->src_ip, p->src_port, id);
+
+	if (s != NULL)
+		return s;
+	if (__atomic_load_n(&dp->credit[t].dm_tsc, __ATOMIC_RELAXED) >
+	    __atomic_load_n(&dp->credit[t].ddrop_tsc, __ATOMIC_RELAXED)) {
+		c->t[t].drops[HG_TDROP_OVERLOAD]++;
+		return NULL;
+	}
+	if (ss->count[t] >= __atomic_load_n(&dp->sess_quota[t], __ATOMIC_RELAXED) ||
+	    (s = create(ss, t, p->src_ip, p->src_port, id, p->dst_port)) == NULL) {
+		c->t[t].drops[HG_TDROP_NO_SESSION]++;
+		return NULL;
+	}
+	return s;
+}
+
 enum hg_rpc_verdict
 hg_rpc_admit(struct hg_dp *dp, struct hg_fp_core *c, int t, uint8_t *f,
-	     struct hg_parsed *p, uint32_t *reply_len)
+	     struct hg_parsed *p, uint32_t *reply_len, struct hg_session **sp)
 {
 	struct hg_fp_tenant *ft = &c->t[t];
 	struct hg_sessions *ss = c->sess;
 	struct hg_rpc_hdr h;
 	struct hg_session *s;
-	uint32_t id;
 
+	*sp = NULL;
 	if (p->payload_len < HG_RPC_HDR_LEN) {
 		ft->drops[HG_TDROP_BAD_RPC]++;
 		return HG_RPC_DROP;
@@ -129,13 +155,8 @@ hg_rpc_admit(struct hg_dp *dp, struct hg_fp_core *c, int t, uint8_t *f,
 		ft->drops[HG_TDROP_BAD_RPC]++;
 		return HG_RPC_DROP;
 	}
-	id = rte_be_to_cpu_32(h.session);
-	s = lookup(ss, t, p->src_ip, p->src_port, id);
-	if (s == NULL)
-		s = create(ss, t, p->src_ip, p->src_port, id, p->dst_port);
-	if (s == NULL) {
-		ft->drops[HG_TDROP_NO_SESSION]++;
-	} else {
+	s = session_of(dp, c, t, p, rte_be_to_cpu_32(h.session));
+	if (s != NULL) {
 		s->last_tsc = rte_rdtsc();
 		s->demand = rte_be_to_cpu_16(h.credits);
 		if (__atomic_load_n(&dp->credit[t].dm_tsc, __ATOMIC_RELAXED) >
@@ -152,11 +173,19 @@ hg_rpc_admit(struct hg_dp *dp, struct hg_fp_core *c, int t, uint8_t *f,
 			set_window(ss, s, 0);
 		} else {
 			s->outstanding++;
+			*sp = s;
 			return HG_RPC_ADMIT;
 		}
 	}
 	*reply_len = build_reject(dp, c, f, p);
 	return HG_RPC_REPLY;
+}
+
+void
+hg_rpc_cancel(struct hg_session *s)
+{
+	if (s->outstanding > 0)
+		s->outstanding--;
 }
 
 void
@@ -246,9 +275,13 @@ scan_one(struct hg_dp *dp, struct hg_fp_core *c, uint32_t pos, uint64_t now,
 	int64_t share;
 
 	if (s->outstanding > 0) {
-		if (now - s->last_tsc > idle * HG_SESSION_STUCK)
-			expire(ss, pos);
-		return SCAN_NONE;
+		if (now - s->last_tsc <= idle * HG_SESSION_STUCK)
+			return SCAN_NONE;
+		/* the app will not answer: the client, whose window is full of
+		 * requests that went nowhere, is told to start over */
+		sent = send_update(dp, c, s, 1) == 0;
+		expire(ss, pos);
+		return sent ? SCAN_SENT : SCAN_NONE;
 	}
 	if (__atomic_load_n(&dp->tstate[t], __ATOMIC_RELAXED) != HG_TENANT_ACTIVE) {
 		expire(ss, pos);

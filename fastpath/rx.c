@@ -63,17 +63,32 @@ over_budget(struct rx_gate *g, const struct hg_fp_tenant *ft, int t)
 	       (g->busy & g->funded & ~bit) != 0;
 }
 
+/* Drops a datagram of tenant t after its RPC request was admitted: the
+ * credit it used goes back to its session, or a client that obeys credits
+ * would wait forever for an answer that never comes. */
+static void
+rx_drop(struct hg_fp_tenant *ft, struct hg_session *s,
+	enum hg_tenant_drop why)
+{
+	ft->drops[why]++;
+	if (s != NULL)
+		hg_rpc_cancel(s);
+}
+
 /* Copies the payload into a buffer of the tenant and enqueues it on the
  * chosen context's RX ring. On an RPC port a request without credit is
- * instead rewritten into a reject (*reply_len set) before any copy.
+ * instead rewritten into a reject (*reply_len set) before any copy; a
+ * datagram to a bound port may also teach us its sender's MAC (*learn).
  * Returns the tenant slot, or -1 if unowned. */
 static int
 deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
-	struct hg_parsed *p, uint64_t now, struct rx_gate *g, uint32_t *reply_len)
+	struct hg_parsed *p, uint64_t now, struct rx_gate *g, uint32_t *reply_len,
+	int *learn)
 {
 	uint32_t e = __atomic_load_n(&dp->port_map[rte_be_to_cpu_16(p->dst_port)],
 				     __ATOMIC_ACQUIRE);
 	int t = HG_PORT_TENANT(e), app = HG_PORT_APP(e), ctx;
+	struct hg_session *s = NULL;
 	struct hg_fp_tenant *ft;
 	struct hg_tenant *tn;
 	struct hg_desc d;
@@ -86,25 +101,30 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 	}
 	tn = &dp->tenant[t];
 	ft = &c->t[t];
+	*learn = app >= 0;
 	if (over_budget(g, ft, t)) {
 		ft->drops[HG_TDROP_OVER_BUDGET]++;
 		return t;
 	}
+	/* a jumbo frame's payload would run past the buffer */
+	if (p->payload_len > HG_BUF_SIZE) {
+		ft->drops[HG_TDROP_TOO_BIG]++;
+		return t;
+	}
 	if (hg_rpc_is_port(tn, p->dst_port) &&
-	    hg_rpc_admit(dp, c, t, frame, p, reply_len) != HG_RPC_ADMIT)
+	    hg_rpc_admit(dp, c, t, frame, p, reply_len, &s) != HG_RPC_ADMIT)
 		return t;
 	ctx = app < 0 ? -1 : steer(c, tn, &tn->route[app], p,
 				   (int)__atomic_load_n(&dp->steer_jsq[t], __ATOMIC_RELAXED));
 	if (ctx < 0) {
-		ft->drops[HG_TDROP_UNBOUND]++;
+		rx_drop(ft, s, HG_TDROP_UNBOUND);
 		return t;
 	}
 	if (hg_bufpart_alloc(&ft->bufs, (uint8_t)(app + 1), &buf) < 0) {
-		ft->drops[HG_TDROP_NO_BUF]++;
+		rx_drop(ft, s, HG_TDROP_NO_BUF);
 		return t;
 	}
-	rte_memcpy(tn->base + tn->hdr->buf_off + (uint64_t)buf * HG_BUF_SIZE,
-		   frame + p->payload_off, p->payload_len);
+	rte_memcpy(hg_tenant_buf(tn, buf), frame + p->payload_off, p->payload_len);
 	d = (struct hg_desc){ .buf = buf, .len = p->payload_len,
 			      .op = HG_OP_DATA, .core = (uint8_t)c->idx,
 			      .peer_ip = p->src_ip, .peer_port = p->src_port,
@@ -112,13 +132,35 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 	if (rte_ring_sp_enqueue_elem(tn->ring[ctx][c->idx][HG_RING_RX], &d,
 				     sizeof(d)) != 0) {
 		hg_bufpart_put(&ft->bufs, buf);
-		ft->drops[HG_TDROP_RING_FULL]++;
+		rx_drop(ft, s, HG_TDROP_RING_FULL);
 	}
 	return t;
 }
 
+/* A datagram to a bound port came from a MAC other than the one we know
+ * for its sender: we ask who has the address (a broadcast ARP request)
+ * instead of believing the frame; the answer, not the frame, updates the
+ * entry. Rate-limited per host by hg_neigh_learn. */
+static void
+neigh_check(struct hg_dp *dp, struct hg_fp_core *c, uint32_t ip,
+	    struct rte_mbuf **out, unsigned *n_out)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(c->pool);
+
+	if (m == NULL) {
+		c->drops[HG_DROP_NO_MBUF]++;
+		return;
+	}
+	m->data_len = m->pkt_len = hg_build_arp_request(
+		rte_pktmbuf_mtod(m, uint8_t *), &dp->mac, dp->ip, ip);
+	out[(*n_out)++] = m;
+}
+
 /* Handles one frame. Returns the tenant it worked for or -1; frames to be
- * answered (ARP, ICMP) are rewritten in place and added to out. */
+ * answered (ARP, ICMP, RPC rejects, a neighbour check) are rewritten in
+ * place or built and added to out, at most two per frame. Neighbours are
+ * learned as DESIGN's rule says (dp.h): from ARP replies we asked for,
+ * and from datagrams to a bound port only where we know no MAC yet. */
 static int
 rx_one(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf *m,
        struct rte_mbuf **out, unsigned *n_out, uint64_t now, struct rx_gate *g)
@@ -126,7 +168,7 @@ rx_one(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf *m,
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	struct hg_parsed p;
 	uint32_t len, reply = 0;
-	int t = -1;
+	int t = -1, learn = 0;
 
 	if (!rte_pktmbuf_is_contiguous(m)) {
 		c->drops[HG_DROP_MULTISEG]++;
@@ -137,24 +179,27 @@ rx_one(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf *m,
 	case HG_PKT_DROP:
 		c->drops[p.drop]++;
 		break;
+	case HG_PKT_ARP_REPLY:
+		if (!hg_neigh_arp_reply(dp, &p, now))
+			c->drops[HG_DROP_ARP_UNASKED]++;
+		break;
 	case HG_PKT_ARP_OTHER:
-		hg_neigh_learn(dp, p.src_ip, &p.src_mac);
 		break;
 	case HG_PKT_ARP_REQUEST:
-		hg_neigh_learn(dp, p.src_ip, &p.src_mac);
 		len = hg_build_arp_reply(f, &p, &dp->mac);
 		m->data_len = m->pkt_len = len;
 		out[(*n_out)++] = m;
 		return -1;
 	case HG_PKT_ICMP_ECHO:
-		hg_neigh_learn(dp, p.src_ip, &p.src_mac);
 		len = hg_build_icmp_reply(f, &p);
 		m->data_len = m->pkt_len = len;
 		out[(*n_out)++] = m;
 		return -1;
 	case HG_PKT_UDP:
-		hg_neigh_learn(dp, p.src_ip, &p.src_mac);
-		t = deliver(dp, c, f, &p, now, g, &reply);
+		t = deliver(dp, c, f, &p, now, g, &reply, &learn);
+		if (learn && hg_neigh_learn(dp, p.src_ip, &p.src_mac, now) ==
+				     HG_NEIGH_CHECK)
+			neigh_check(dp, c, p.src_ip, out, n_out);
 		if (reply != 0) {
 			m->data_len = m->pkt_len = reply;
 			out[(*n_out)++] = m;
@@ -169,7 +214,7 @@ rx_one(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf *m,
 static unsigned
 rx_burst(struct hg_dp *dp, struct hg_fp_core *c)
 {
-	struct rte_mbuf *pkts[HG_BATCH], *replies[HG_BATCH];
+	struct rte_mbuf *pkts[HG_BATCH], *replies[2 * HG_BATCH];
 	uint64_t t0 = rte_rdtsc(), t, now, share;
 	unsigned i, n, n_rep = 0;
 	struct rx_gate g = { 0 };

@@ -26,8 +26,9 @@ hg_fp_xmit(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf **m,
 	return t1 - t0;
 }
 
-/* Builds one datagram from a validated descriptor into m. Returns 0, or -1
- * when the peer's MAC is unknown: m then carries an ARP request for it. */
+/* Builds one datagram from a validated descriptor into m. Returns 0; or,
+ * when the peer's MAC is unknown, -1 with an ARP request for it in m, or
+ * -2 if we asked about it a moment ago (m is unused). */
 static int
 build(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
       const struct hg_desc *d, struct rte_mbuf *m)
@@ -41,14 +42,14 @@ build(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 	uint32_t len;
 
 	if (hg_neigh_lookup(dp, d->peer_ip, &fl.dst_mac) < 0) {
+		if (!hg_neigh_may_ask(dp, d->peer_ip, rte_rdtsc()))
+			return -2;
 		len = hg_build_arp_request(f, &dp->mac, dp->ip, d->peer_ip);
 		m->data_len = m->pkt_len = len;
 		return -1;
 	}
 	rte_ether_addr_copy(&dp->mac, &fl.src_mac);
-	rte_memcpy(f + HG_UDP_HDRS_LEN,
-		   tn->base + tn->hdr->buf_off + (uint64_t)d->buf * HG_BUF_SIZE,
-		   d->len);
+	rte_memcpy(f + HG_UDP_HDRS_LEN, hg_tenant_buf(tn, d->buf), d->len);
 	/* the grant goes into the copy: tenant memory is never written */
 	if (hg_rpc_is_port(tn, d->local_port))
 		hg_rpc_response(dp, c, (int)tn->slot, f + HG_UDP_HDRS_LEN, d->len,
@@ -77,9 +78,10 @@ sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 {
 	uint64_t extra = __atomic_load_n(&dp->extra_cycles[tn->slot],
 					 __ATOMIC_RELAXED);
-	struct rte_mbuf *m[HG_BATCH], *arp[HG_BATCH];
+	struct rte_mbuf *m[HG_BATCH], *arp[HG_BATCH], *unused[HG_BATCH];
 	unsigned n = RTE_MIN(max, ft->pend_tail - ft->pend_head), i, ok = 0,
-		 n_arp = 0;
+		 n_arp = 0, n_unused = 0;
+	int rc;
 
 	if (rte_pktmbuf_alloc_bulk(c->pool, m, n) != 0) {
 		ft->drops[HG_TDROP_NO_MBUF]++;
@@ -90,11 +92,15 @@ sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 
 		if (extra)
 			extra_work(extra);
-		if (build(dp, c, tn, d, m[i]) == 0) {
+		rc = build(dp, c, tn, d, m[i]);
+		if (rc == 0) {
 			m[ok++] = m[i];
 		} else {
 			ft->drops[HG_TDROP_NO_NEIGH]++;
-			arp[n_arp++] = m[i];
+			if (rc == -1)
+				arp[n_arp++] = m[i];
+			else
+				unused[n_unused++] = m[i];
 		}
 		hg_bufpart_put(&ft->bufs, d->buf);
 	}
@@ -104,6 +110,8 @@ sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 	if (n_arp > 0)
 		ft->nic_cycles[HG_PT_SCHED] +=
 			hg_fp_xmit(dp, c, arp, n_arp, &c->drops[HG_DROP_NIC_FULL]);
+	if (n_unused > 0)
+		rte_pktmbuf_free_bulk(unused, n_unused);
 	return n;
 }
 

@@ -30,7 +30,7 @@ extern "C" {
 
 #define HG_API __attribute__((visibility("default")))
 
-#define HG_DEFAULT_CTL "/run/hourglass/ctl.sock"
+#define HG_DEFAULT_CTL "/run/hourglass/app.sock"	/* the app socket */
 #define HG_MSG_MAX     1472	/* largest payload (1500-byte MTU) */
 
 typedef struct hg_app hg_app_t;

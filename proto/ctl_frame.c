@@ -172,7 +172,9 @@ hg_ctl_call(int sock, const Hg__Request *req, int *fd_out)
 		errno = EMSGSIZE;
 		return NULL;
 	}
-	if (write_full(sock, out, n) < 0) {
+	/* a daemon that refuses the connection (too many) answers before it
+	 * reads anything and closes: read its reason even if the write failed */
+	if (write_full(sock, out, n) < 0 && errno != EPIPE) {
 		free(out);
 		return NULL;
 	}
@@ -190,7 +192,8 @@ hg_ctl_call(int sock, const Hg__Request *req, int *fd_out)
 	}
 	rsp = hg__response__unpack(NULL, (size_t)len, in);
 	free(in);
-	if (rsp == NULL || rsp->id != req->id) {
+	/* id 0 with an error: the connection was refused, whatever we asked */
+	if (rsp == NULL || (rsp->id != req->id && !(rsp->id == 0 && rsp->status))) {
 		if (rsp != NULL)
 			hg__response__free_unpacked(rsp, NULL);
 		errno = EPROTO;

@@ -40,6 +40,16 @@ static const struct setting settings[] = {
 	  "address/prefix the daemon answers on (prefix 16..30)" },
 	{ "ctl", T_STR, 0, FIELD(ctl), 0, 0, 0, 0, NULL,
 	  "/run/hourglass/ctl.sock", "control socket path" },
+	{ "app-ctl", T_STR, 0, FIELD(app_ctl), 0, 0, 0, 0, NULL,
+	  "/run/hourglass/app.sock", "app socket path (mode 0666): attach, "
+	  "contexts, bind only" },
+	{ "max-ctl-conns", T_UINT, 1, FIELD(max_ctl_conns), 1, 4096, 0, 0, NULL,
+	  "32", "operator connections at once" },
+	{ "max-app-conns", T_UINT, 1, FIELD(max_app_conns), 1, 65536, 0, 0, NULL,
+	  "1024", "app connections at once" },
+	{ "max-conn-out", T_UINT, 1, FIELD(max_conn_out), 65536, 1u << 30, 0, 0,
+	  NULL, "1048576", "reply bytes queued per connection before the "
+	  "daemon stops reading its requests" },
 	{ "config", T_STR, 0, FIELD(config), 0, 0, 0, 0, NULL, "",
 	  "settings file: one 'key value' per line" },
 	{ "fp-cores", T_UINT, 0, FIELD(fp_cores), 1, HG_MAX_FP_CORES, 0, 0,

@@ -12,6 +12,10 @@
 struct hg_config {
 	char ip[32];		/* ADDR/PREFIX */
 	char ctl[108];
+	char app_ctl[108];
+	uint64_t max_ctl_conns;	/* operator connections */
+	uint64_t max_app_conns;	/* app connections */
+	uint64_t max_conn_out;	/* reply bytes queued per connection */
 	char config[256];
 	uint64_t fp_cores;
 	uint64_t refill_ns;

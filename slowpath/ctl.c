@@ -1,8 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Commands are registered in one table with the body they accept and the
- * connection state they need, and every failure travels back the same way:
- * a non-zero errno status and a one-line reason.
+ * Commands are registered in one table with the body they accept, the
+ * connection state they need and whether an app may send them, and every
+ * failure travels back the same way: a non-zero errno status and a
+ * one-line reason.
+ *
+ * Two listeners (DESIGN §11): the operator socket (mode 0600) takes every
+ * command; the app socket (mode 0666) only what an app needs. Every
+ * client is untrusted, so each connection's memory and each read event's
+ * work are bounded: at most max-conn-out reply bytes are queued before
+ * the daemon stops reading that connection, at most HG_CONN_BATCH
+ * requests run per read event, and each listener holds a bounded number
+ * of connections.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,14 +32,30 @@
 #include "log.h"
 #include "stats.h"
 
+#define HG_CONN_BATCH     32	/* requests per read event */
+#define HG_CONN_READ      65536	/* bytes per read */
+#define HG_ACCEPT_PAUSE_MS 100	/* after running out of descriptors */
+
+enum role { ROLE_OPERATOR, ROLE_APP };
+
+struct hg_listener {
+	struct hg_ctl *ctl;
+	enum role role;
+	int fd;
+	char path[108];
+	struct event *ev;
+};
+
 struct hg_conn {
 	struct hg_ctl *ctl;
+	enum role role;
 	int fd;
 	struct event *ev_read, *ev_write;
 	struct evbuffer *in, *out;
 	int pass_fd;		/* fd to send with the frame at pass_at */
 	size_t pass_at;
-	pid_t pid;
+	int paused;		/* not reading: too much output queued */
+	struct hg_peer peer;
 	int slot, app;		/* attached app, or -1 */
 	struct hg_conn *next;
 };
@@ -38,9 +63,9 @@ struct hg_conn {
 struct hg_ctl {
 	struct event_base *base;
 	struct hg_registry *reg;
-	struct event *ev_accept;
-	int fd;
-	char path[108];
+	struct hg_listener lis[2];	/* by role */
+	struct event *ev_resume;	/* accepting again after EMFILE */
+	int spare_fd;			/* given up to shed a connection at EMFILE */
 	struct hg_conn *conns;
 };
 
@@ -59,6 +84,7 @@ struct command {
 	Hg__Request__BodyCase body;
 	const char *name;
 	enum need need;
+	int app;		/* allowed on the app socket */
 	int (*fn)(struct call *c);
 };
 
@@ -74,6 +100,18 @@ opts_from(struct hg_tenant_opts *o, int hw, double w, int hc, uint64_t cap,
 	o->cap = cap;
 	o->has_extra = hx;
 	o->extra_cycles = extra;
+}
+
+static void
+owner_from(struct hg_tenant_opts *o, int hu, uint32_t uid, int hg, int64_t gid,
+	   int hm, uint32_t max_sessions)
+{
+	o->has_uid = hu;
+	o->uid = uid;
+	o->has_gid = hg;
+	o->gid = gid;
+	o->has_msess = hm;
+	o->max_sessions = max_sessions;
 }
 
 static int
@@ -94,6 +132,8 @@ cmd_tenant_add(struct call *c)
 	o.has_rpc = m->has_rpc_lo && m->has_rpc_hi;
 	o.credit.rpc_lo = m->rpc_lo;
 	o.credit.rpc_hi = m->rpc_hi;
+	owner_from(&o, m->has_uid, m->uid, m->has_gid, m->gid, m->has_max_sessions,
+		   m->max_sessions);
 	return hg_tenant_add(c->conn->ctl->reg, m->name, &o, c->err);
 }
 
@@ -153,6 +193,8 @@ cmd_tenant_set(struct call *c)
 		  m->has_extra_cycles, m->extra_cycles);
 	if ((rc = steering_from(c, m, &o)) < 0)
 		return rc;
+	owner_from(&o, m->has_uid, m->uid, m->has_gid, m->gid, m->has_max_sessions,
+		   m->max_sessions);
 	return hg_tenant_set(c->conn->ctl->reg, m->name, &o, c->err);
 }
 
@@ -265,7 +307,7 @@ cmd_attach(struct call *c)
 	Hg__AttachReply *r;
 	int rc, slot, app;
 
-	rc = hg_app_attach(reg, c->req->attach->tenant, c->conn->pid, &slot, &app,
+	rc = hg_app_attach(reg, c->req->attach->tenant, &c->conn->peer, &slot, &app,
 			   c->err);
 	if (rc < 0)
 		return rc;
@@ -313,17 +355,21 @@ cmd_bind(struct call *c)
 			   c->req->bind->port, c->err);
 }
 
+/* An app can change nothing about any tenant, not even its own: it may
+ * attach (as an owner), open contexts and bind its tenant's ports. Even
+ * reading (tenant list, stats) is the operator's: it would show every
+ * tenant's names, ports and load to any local user. */
 static const struct command commands[] = {
-	{ HG__REQUEST__BODY_TENANT_ADD, "tenant add", ANY, cmd_tenant_add },
-	{ HG__REQUEST__BODY_TENANT_SET, "tenant set", ANY, cmd_tenant_set },
-	{ HG__REQUEST__BODY_TENANT_DEL, "tenant del", ANY, cmd_tenant_del },
-	{ HG__REQUEST__BODY_TENANT_LIST, "tenant list", ANY, cmd_tenant_list },
-	{ HG__REQUEST__BODY_STATS, "stats", ANY, cmd_stats },
-	{ HG__REQUEST__BODY_CONFIG_GET, "config get", ANY, cmd_config_get },
-	{ HG__REQUEST__BODY_CONFIG_SET, "config set", ANY, cmd_config_set },
-	{ HG__REQUEST__BODY_ATTACH, "attach", NOT_ATTACHED, cmd_attach },
-	{ HG__REQUEST__BODY_CTX_OPEN, "ctx open", ATTACHED, cmd_ctx_open },
-	{ HG__REQUEST__BODY_BIND, "bind", ATTACHED, cmd_bind },
+	{ HG__REQUEST__BODY_TENANT_ADD, "tenant add", ANY, 0, cmd_tenant_add },
+	{ HG__REQUEST__BODY_TENANT_SET, "tenant set", ANY, 0, cmd_tenant_set },
+	{ HG__REQUEST__BODY_TENANT_DEL, "tenant del", ANY, 0, cmd_tenant_del },
+	{ HG__REQUEST__BODY_TENANT_LIST, "tenant list", ANY, 0, cmd_tenant_list },
+	{ HG__REQUEST__BODY_STATS, "stats", ANY, 0, cmd_stats },
+	{ HG__REQUEST__BODY_CONFIG_GET, "config get", ANY, 0, cmd_config_get },
+	{ HG__REQUEST__BODY_CONFIG_SET, "config set", ANY, 0, cmd_config_set },
+	{ HG__REQUEST__BODY_ATTACH, "attach", NOT_ATTACHED, 1, cmd_attach },
+	{ HG__REQUEST__BODY_CTX_OPEN, "ctx open", ATTACHED, 1, cmd_ctx_open },
+	{ HG__REQUEST__BODY_BIND, "bind", ATTACHED, 1, cmd_bind },
 };
 
 static int
@@ -334,6 +380,12 @@ dispatch(struct call *c)
 	for (i = 0; i < RTE_DIM(commands); i++) {
 		if (commands[i].body != c->req->body_case)
 			continue;
+		if (c->conn->role == ROLE_APP && !commands[i].app) {
+			c->conn->ctl->reg->ctl.commands_refused++;
+			ERR(c, "%s: not allowed on the app socket (operators use "
+			    "the control socket)", commands[i].name);
+			return -EPERM;
+		}
 		if (commands[i].need == ATTACHED && c->conn->app < 0) {
 			ERR(c, "%s: attach to a tenant first", commands[i].name);
 			return -ENOTCONN;
@@ -460,29 +512,62 @@ handle(struct hg_conn *cn, const uint8_t *data, size_t len)
 		hg__request__free_unpacked(req, NULL);
 }
 
-/* Handles every complete frame in the input; -1 closes the connection. */
+static uint64_t
+out_cap(void)
+{
+	return hg_cfg.max_conn_out;
+}
+
+/* Stops reading a client that does not read its replies: its requests
+ * wait in its socket (then in its own send buffer), not in our memory. */
+static void
+pause_reading(struct hg_conn *cn)
+{
+	if (cn->paused)
+		return;
+	cn->paused = 1;
+	cn->ctl->reg->ctl.reads_paused++;
+	event_del(cn->ev_read);
+}
+
+/* Handles up to HG_CONN_BATCH complete frames while the output stays
+ * under its cap; the rest waits for the next turn of the event loop, so
+ * one client's pipeline cannot hold the slow path. -1 closes the
+ * connection. */
 static int
 process_input(struct hg_conn *cn)
 {
 	uint8_t prefix[4];
+	unsigned done = 0;
 	int64_t len;
 
 	while (evbuffer_get_length(cn->in) >= 4) {
+		if (done == HG_CONN_BATCH || evbuffer_get_length(cn->out) >= out_cap())
+			break;
 		evbuffer_copyout(cn->in, prefix, 4);
 		len = hg_frame_len(prefix);
 		if (len < 0) {
 			HG_LOG(WARNING, "control: bad frame length from pid %d",
-			       (int)cn->pid);
+			       (int)cn->peer.pid);
 			return -1;
 		}
 		if (evbuffer_get_length(cn->in) < (size_t)len + 4)
 			break;
 		handle(cn, evbuffer_pullup(cn->in, len + 4) + 4, (size_t)len);
 		evbuffer_drain(cn->in, (size_t)len + 4);
+		done++;
 	}
-	return conn_flush(cn);
+	if (conn_flush(cn) < 0)
+		return -1;
+	if (evbuffer_get_length(cn->out) >= out_cap())
+		pause_reading(cn);
+	else if (done == HG_CONN_BATCH)
+		event_active(cn->ev_read, EV_READ, 0);	/* more may be waiting */
+	return 0;
 }
 
+/* Reads only while less than one whole frame is buffered: a client that
+ * sends faster than we answer waits in its socket. */
 static void
 on_read(evutil_socket_t fd, short what, void *arg)
 {
@@ -490,19 +575,33 @@ on_read(evutil_socket_t fd, short what, void *arg)
 	int n;
 
 	(void)what;
-	n = evbuffer_read(cn->in, fd, 65536);
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) ||
-	    (n > 0 && process_input(cn) < 0))
+	if (evbuffer_get_length(cn->in) < HG_CTL_MAX_FRAME + 4) {
+		n = evbuffer_read(cn->in, fd, HG_CONN_READ);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			conn_close(cn);
+			return;
+		}
+	}
+	if (process_input(cn) < 0)
 		conn_close(cn);
 }
 
 static void
 on_write(evutil_socket_t fd, short what, void *arg)
 {
+	struct hg_conn *cn = arg;
+
 	(void)fd;
 	(void)what;
-	if (conn_flush(arg) < 0)
-		conn_close(arg);
+	if (conn_flush(cn) < 0) {
+		conn_close(cn);
+		return;
+	}
+	if (cn->paused && evbuffer_get_length(cn->out) < out_cap() / 2) {
+		cn->paused = 0;
+		event_add(cn->ev_read, NULL);
+		event_active(cn->ev_read, EV_READ, 0);	/* requests buffered */
+	}
 }
 
 static void
@@ -515,51 +614,171 @@ conn_close(struct hg_conn *cn)
 			*pp = cn->next;
 			break;
 		}
+	cn->ctl->reg->ctl.conns[cn->role]--;
 	if (cn->app >= 0)
 		hg_app_detach(cn->ctl->reg, cn->slot, cn->app);
-	event_free(cn->ev_read);
-	event_free(cn->ev_write);
-	evbuffer_free(cn->in);
-	evbuffer_free(cn->out);
+	if (cn->ev_read)
+		event_free(cn->ev_read);
+	if (cn->ev_write)
+		event_free(cn->ev_write);
+	if (cn->in)
+		evbuffer_free(cn->in);
+	if (cn->out)
+		evbuffer_free(cn->out);
 	close(cn->fd);
 	free(cn);
 }
 
+/* Tells a client in one frame why its connection is refused, then hangs
+ * up; the reply (id 0) is answered whatever the client asks. Best effort:
+ * the socket is new and its buffer empty. */
 static void
-on_accept(evutil_socket_t lfd, short what, void *arg)
+refuse(int fd, const char *why)
 {
-	struct hg_ctl *ctl = arg;
-	struct hg_conn *cn;
-	struct ucred cred;
-	socklen_t cl = sizeof(cred);
-	int fd;
+	Hg__Response e = HG__RESPONSE__INIT;
+	uint8_t *buf = NULL;
+	size_t n;
 
-	(void)what;
-	fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (fd < 0)
-		return;
-	cn = calloc(1, sizeof(*cn));
+	e.status = EBUSY;
+	e.error = (char *)why;
+	n = hg_frame_response(&e, &buf);
+	if (n > 0 && send(fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		HG_LOG(DEBUG, "control: refusal not sent: %s", strerror(errno));
+	free(buf);
+	close(fd);
+}
+
+struct hg_conn *
+hg_ctl_conn_new(struct hg_ctl *ctl, int fd, int app_socket,
+		const struct hg_peer *peer)
+{
+	struct hg_conn *cn = calloc(1, sizeof(*cn));
+
 	if (cn == NULL) {
 		close(fd);
-		return;
+		return NULL;
 	}
 	cn->ctl = ctl;
+	cn->role = app_socket ? ROLE_APP : ROLE_OPERATOR;
 	cn->fd = fd;
 	cn->slot = cn->app = -1;
 	cn->pass_fd = -1;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0)
-		cn->pid = cred.pid;
+	cn->peer = *peer;
 	cn->in = evbuffer_new();
 	cn->out = evbuffer_new();
 	cn->ev_read = event_new(ctl->base, fd, EV_READ | EV_PERSIST, on_read, cn);
 	cn->ev_write = event_new(ctl->base, fd, EV_WRITE | EV_PERSIST, on_write, cn);
 	cn->next = ctl->conns;
 	ctl->conns = cn;
+	ctl->reg->ctl.conns[cn->role]++;
 	if (!cn->in || !cn->out || !cn->ev_read || !cn->ev_write) {
 		conn_close(cn);
-		return;
+		return NULL;
 	}
 	event_add(cn->ev_read, NULL);
+	return cn;
+}
+
+int
+hg_ctl_conn_input(struct hg_conn *cn, const uint8_t *data, size_t len)
+{
+	if (evbuffer_add(cn->in, data, len) < 0 || process_input(cn) < 0) {
+		conn_close(cn);
+		return -1;
+	}
+	return 0;
+}
+
+void
+hg_ctl_conn_close(struct hg_conn *cn)
+{
+	conn_close(cn);
+}
+
+static void
+set_accepting(struct hg_ctl *ctl, int on)
+{
+	unsigned r;
+
+	for (r = 0; r < 2; r++)
+		if (ctl->lis[r].ev != NULL) {
+			if (on)
+				event_add(ctl->lis[r].ev, NULL);
+			else
+				event_del(ctl->lis[r].ev);
+		}
+}
+
+static void
+on_resume(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	set_accepting(arg, 1);
+}
+
+/* Out of descriptors: the pending connection keeps the listener readable,
+ * and a level-triggered loop would spin on it at full CPU. The spare
+ * descriptor is given up to take that connection and hang it up (the
+ * client sees EOF, not a hang), and accepting pauses for a moment. */
+static void
+accept_failed(struct hg_ctl *ctl, int lfd)
+{
+	struct timeval tv = { 0, HG_ACCEPT_PAUSE_MS * 1000 };
+	int fd;
+
+	ctl->reg->ctl.accept_errors++;
+	if (errno != EMFILE && errno != ENFILE && errno != ENOBUFS &&
+	    errno != ENOMEM)
+		return;
+	HG_LOG(WARNING, "control: cannot accept: %s", strerror(errno));
+	if (ctl->spare_fd >= 0) {
+		close(ctl->spare_fd);
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		ctl->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	set_accepting(ctl, 0);
+	event_add(ctl->ev_resume, &tv);
+}
+
+static void
+on_accept(evutil_socket_t lfd, short what, void *arg)
+{
+	struct hg_listener *l = arg;
+	struct hg_ctl *ctl = l->ctl;
+	uint64_t max = l->role == ROLE_APP ? hg_cfg.max_app_conns
+					   : hg_cfg.max_ctl_conns;
+	struct hg_peer peer = { 0 };
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	char why[96];
+	int fd;
+
+	(void)what;
+	fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0) {
+		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+			accept_failed(ctl, lfd);
+		return;
+	}
+	if (ctl->reg->ctl.conns[l->role] >= max) {
+		ctl->reg->ctl.conns_refused++;
+		snprintf(why, sizeof(why), "too many %s connections (max %lu)",
+			 l->role == ROLE_APP ? "app" : "operator", (unsigned long)max);
+		refuse(fd, why);
+		return;
+	}
+	/* without credentials nobody is anybody's owner: uid -1 */
+	peer.uid = (uid_t)-1;
+	peer.gid = (gid_t)-1;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0) {
+		peer.pid = cred.pid;
+		peer.uid = cred.uid;
+		peer.gid = cred.gid;
+	}
+	hg_ctl_conn_new(ctl, fd, l->role == ROLE_APP, &peer);
 }
 
 static int
@@ -590,45 +809,76 @@ claim_path(const char *path)
 	return 0;
 }
 
-struct hg_ctl *
-hg_ctl_open(struct event_base *base, struct hg_registry *reg, const char *path)
+/* The mode is set before listen(): nobody can connect through a wider
+ * mode in between. */
+static int
+listen_on(struct hg_ctl *ctl, enum role role, const char *path, mode_t mode)
 {
+	struct hg_listener *l = &ctl->lis[role];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct hg_ctl *ctl;
 
+	l->ctl = ctl;
+	l->role = role;
+	l->fd = -1;
 	if (strlen(path) >= sizeof(sa.sun_path) || mkdir_parent(path) < 0 ||
 	    claim_path(path) < 0)
-		return NULL;
-	ctl = calloc(1, sizeof(*ctl));
+		return -1;
+	snprintf(l->path, sizeof(l->path), "%s", path);
+	strcpy(sa.sun_path, path);
+	l->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (l->fd < 0 || bind(l->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    chmod(path, mode) < 0 || listen(l->fd, 128) < 0) {
+		HG_LOG(ERR, "control socket %s: %s", path, strerror(errno));
+		return -1;
+	}
+	l->ev = event_new(ctl->base, l->fd, EV_READ | EV_PERSIST, on_accept, l);
+	return l->ev != NULL && event_add(l->ev, NULL) == 0 ? 0 : -1;
+}
+
+struct hg_ctl *
+hg_ctl_open(struct event_base *base, struct hg_registry *reg, const char *path,
+	    const char *app_path)
+{
+	struct hg_ctl *ctl = calloc(1, sizeof(*ctl));
+
 	if (ctl == NULL)
 		return NULL;
 	ctl->base = base;
 	ctl->reg = reg;
-	snprintf(ctl->path, sizeof(ctl->path), "%s", path);
-	strcpy(sa.sun_path, path);
-	ctl->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (ctl->fd < 0 || bind(ctl->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    chmod(path, 0660) < 0 || listen(ctl->fd, 64) < 0) {
-		HG_LOG(ERR, "control socket %s: %s", path, strerror(errno));
-		if (ctl->fd >= 0)
-			close(ctl->fd);
-		free(ctl);
+	ctl->lis[0].fd = ctl->lis[1].fd = -1;
+	ctl->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ctl->ev_resume = evtimer_new(base, on_resume, ctl);
+	if (ctl->ev_resume == NULL ||
+	    listen_on(ctl, ROLE_OPERATOR, path, 0600) < 0 ||
+	    (app_path != NULL && listen_on(ctl, ROLE_APP, app_path, 0666) < 0)) {
+		hg_ctl_close(ctl);
 		return NULL;
 	}
-	ctl->ev_accept = event_new(base, ctl->fd, EV_READ | EV_PERSIST, on_accept, ctl);
-	event_add(ctl->ev_accept, NULL);
 	return ctl;
 }
 
 void
 hg_ctl_close(struct hg_ctl *ctl)
 {
+	unsigned r;
+
 	if (ctl == NULL)
 		return;
 	while (ctl->conns != NULL)
 		conn_close(ctl->conns);
-	event_free(ctl->ev_accept);
-	close(ctl->fd);
-	unlink(ctl->path);
+	for (r = 0; r < 2; r++) {
+		struct hg_listener *l = &ctl->lis[r];
+
+		if (l->ev != NULL)
+			event_free(l->ev);
+		if (l->fd >= 0) {
+			close(l->fd);
+			unlink(l->path);
+		}
+	}
+	if (ctl->ev_resume != NULL)
+		event_free(ctl->ev_resume);
+	if (ctl->spare_fd >= 0)
+		close(ctl->spare_fd);
 	free(ctl);
 }

@@ -3,10 +3,12 @@
  * hourglassd: EAL start, fast-path cores on the worker lcores, and the slow
  * path (control socket, tenant registry, housekeeping) on the main lcore.
  */
+#include <errno.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +69,11 @@ setup_cores(struct rte_mempool **pool)
 	dp->core = rte_zmalloc("hg_cores", dp->n_cores * sizeof(*dp->core),
 			       RTE_CACHE_LINE_SIZE);
 	dp->neigh = rte_zmalloc("hg_neigh", sizeof(uint64_t) << hostbits, 0);
-	if (*pool == NULL || dp->core == NULL || dp->neigh == NULL) {
+	dp->neigh_asked = rte_zmalloc("hg_neigh", sizeof(uint64_t) << hostbits, 0);
+	dp->neigh_retry = rte_get_tsc_hz() / 10;
+	dp->neigh_wait = rte_get_tsc_hz();
+	if (*pool == NULL || dp->core == NULL || dp->neigh == NULL ||
+	    dp->neigh_asked == NULL) {
 		HG_LOG(ERR, "out of memory (try a larger -m)");
 		return -1;
 	}
@@ -102,6 +108,22 @@ setup_cores(struct rte_mempool **pool)
 		i++;
 	}
 	return 0;
+}
+
+/* Each tenant holds a memfd and each app and operator a connection: take
+ * every descriptor the hard limit allows (the control socket's caps, not
+ * the soft limit, bound them). */
+static void
+raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			HG_LOG(WARNING, "cannot raise the descriptor limit: %s",
+			       strerror(errno));
+	}
 }
 
 static int
@@ -247,19 +269,23 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
+	raise_fd_limit();
 	if (setup_dp() < 0 || setup_cores(&pool) < 0 ||
 	    hg_port_init(dp, pool) < 0)
 		goto out_eal;
 	hg_config_set_hook(push_live_settings);
 	hg_registry_init(&reg, dp);
 	base = event_base_new();
-	if (base == NULL || (ctl = hg_ctl_open(base, &reg, hg_cfg.ctl)) == NULL)
+	if (base == NULL ||
+	    (ctl = hg_ctl_open(base, &reg, hg_cfg.ctl,
+			       hg_cfg.app_ctl[0] ? hg_cfg.app_ctl : NULL)) == NULL)
 		goto out_port;
 	hg_telemetry_register(&reg);
 	for (i = 0; i < dp->n_cores; i++)
 		rte_eal_remote_launch(hg_fp_loop, &dp->core[i], dp->core[i].lcore);
-	HG_LOG(INFO, "serving %s on %u fast-path core%s, control at %s",
-	       hg_cfg.ip, dp->n_cores, dp->n_cores == 1 ? "" : "s", hg_cfg.ctl);
+	HG_LOG(INFO, "serving %s on %u fast-path core%s, control at %s, apps at %s",
+	       hg_cfg.ip, dp->n_cores, dp->n_cores == 1 ? "" : "s", hg_cfg.ctl,
+	       hg_cfg.app_ctl[0] ? hg_cfg.app_ctl : "(none)");
 
 	run_slow_path(&reg, base);
 

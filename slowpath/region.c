@@ -68,27 +68,34 @@ privatize_geometry(uint8_t *page)
 	return mprotect(page, HG_PAGE_SIZE, PROT_READ) < 0 ? -errno : 0;
 }
 
-/* The apps' wait queues: multi-producer, multi-consumer among the threads
- * of one app. The daemon only reads their indices, so their geometry need
- * not be private. */
+/* (Re)initialises app slot a's block and wait queue: at region creation
+ * and whenever the slot is handed to a new app, so that nothing a dead app
+ * left there (its handles, its counters, a geometry it scribbled on) is
+ * seen by the next one. The queues are multi-producer, multi-consumer
+ * among the threads of one app; the daemon only reads their indices and
+ * masks them itself, so their geometry need not be private. */
+static int
+init_app(struct hg_tenant *tn, uint32_t a)
+{
+	char name[RTE_RING_NAMESIZE];
+	uint64_t off = tn->lay.wq_off + (uint64_t)a * tn->lay.wq_stride;
+
+	memset(&tn->app_shm[a], 0, sizeof(tn->app_shm[a]));
+	tn->app_shm[a].wq_off = off;
+	tn->wq[a] = (struct rte_ring *)(tn->base + off);
+	snprintf(name, sizeof(name), "hg%u.wq%u", tn->slot, a);
+	return rte_ring_init(tn->wq[a], name, HG_WQ_SIZE, 0);
+}
+
 static int
 init_wait_queues(struct hg_tenant *tn)
 {
-	struct hg_app_shm *apps = (struct hg_app_shm *)(tn->base + tn->hdr->app_off);
 	uint32_t a;
 	int rc;
 
-	for (a = 0; a < HG_MAX_APPS; a++) {
-		char name[RTE_RING_NAMESIZE];
-
-		snprintf(name, sizeof(name), "hg%u.wq%u", tn->slot, a);
-		apps[a].wq_off = tn->hdr->wq_off + (uint64_t)a * tn->hdr->wq_stride;
-		rc = rte_ring_init((struct rte_ring *)(tn->base + apps[a].wq_off),
-				   name, HG_WQ_SIZE, 0);
-		if (rc < 0)
+	for (a = 0; a < HG_MAX_APPS; a++)
+		if ((rc = init_app(tn, a)) < 0)
 			return rc;
-		tn->wq[a] = (struct rte_ring *)(tn->base + apps[a].wq_off);
-	}
 	return 0;
 }
 
@@ -102,7 +109,7 @@ init_rings(struct hg_tenant *tn, uint32_t n_cores)
 		for (core = 0; core < n_cores; core++)
 			for (kind = 0; kind < HG_RING_KINDS; kind++) {
 				struct rte_ring *r = (void *)(tn->base +
-					hg_ring_offset(tn->hdr, ctx, core, kind));
+					hg_ring_offset(&tn->lay, ctx, core, kind));
 				char name[RTE_RING_NAMESIZE];
 
 				snprintf(name, sizeof(name), "hg%u.%u.%u.%u",
@@ -119,49 +126,50 @@ init_rings(struct hg_tenant *tn, uint32_t n_cores)
 	return 0;
 }
 
+/* Every failure leaves r as hg_region_destroy expects an empty one:
+ * nothing mapped, fd -1. */
 int
 hg_region_create(struct hg_region *r, struct hg_tenant *tn, const char *name,
 		 uint32_t slot, uint32_t n_cores, char *err, size_t errlen)
 {
-	struct hg_region_hdr h;
 	char fdname[64];
 	int rc;
 
-	layout(&h, slot, n_cores);
+	*r = (struct hg_region){ .fd = -1 };
+	layout(&tn->lay, slot, n_cores);
 	snprintf(fdname, sizeof(fdname), "hourglass-%s", name);
 	r->fd = memfd_create(fdname, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (r->fd < 0)
-		goto fail;
-	r->size = h.region_size;
+	r->size = tn->lay.region_size;
 	/* sealed so an app cannot truncate it and fault the daemon (SIGBUS) */
-	if (ftruncate(r->fd, (off_t)r->size) < 0 ||
-	    fcntl(r->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
-		goto fail_fd;
+	if (r->fd < 0 || ftruncate(r->fd, (off_t)r->size) < 0 ||
+	    fcntl(r->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot create shared region: %s", strerror(-rc));
+		hg_region_destroy(r);
+		return rc;
+	}
 	r->base = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
-	if (r->base == MAP_FAILED)
-		goto fail_fd;
+	if (r->base == MAP_FAILED) {
+		rc = -errno;
+		r->base = NULL;
+		snprintf(err, errlen, "cannot map shared region: %s", strerror(-rc));
+		hg_region_destroy(r);
+		return rc;
+	}
 	tn->base = r->base;
-	tn->hdr = (struct hg_region_hdr *)r->base;
-	*tn->hdr = h;
+	tn->bufs = r->base + tn->lay.buf_off;
+	tn->ctx_shm = (struct hg_ctx_shm *)(r->base + tn->lay.ctx_off);
+	tn->app_shm = (struct hg_app_shm *)(r->base + tn->lay.app_off);
+	memcpy(r->base, &tn->lay, sizeof(tn->lay));
 	rc = init_rings(tn, n_cores);
 	if (rc == 0)
 		rc = init_wait_queues(tn);
 	if (rc < 0) {
-		munmap(r->base, r->size);
-		close(r->fd);
 		snprintf(err, errlen, "cannot set up rings: %s", strerror(-rc));
+		hg_region_destroy(r);
 		return rc;
 	}
 	return 0;
-fail_fd:
-	rc = -errno;
-	close(r->fd);
-	snprintf(err, errlen, "cannot create shared region: %s", strerror(-rc));
-	return rc;
-fail:
-	rc = -errno;
-	snprintf(err, errlen, "cannot create shared region: %s", strerror(-rc));
-	return rc;
 }
 
 void
@@ -175,12 +183,32 @@ hg_region_destroy(struct hg_region *r)
 	r->fd = -1;
 }
 
-void
-hg_region_reset_ctx(struct hg_tenant *tn, uint32_t ctx, uint32_t n_cores)
+/* Resets every ring of a context before it is handed to an app. The
+ * daemon's view of each geometry page is private, so the shared page the
+ * app sees (which a previous app may have scribbled on) is rewritten
+ * through the memfd from the daemon's copy. */
+int
+hg_region_reset_ctx(const struct hg_region *reg, struct hg_tenant *tn,
+		    uint32_t ctx, uint32_t n_cores)
 {
 	uint32_t core, kind;
+	int rc = 0;
 
 	for (core = 0; core < n_cores; core++)
-		for (kind = 0; kind < HG_RING_KINDS; kind++)
-			rte_ring_reset(tn->ring[ctx][core][kind]);
+		for (kind = 0; kind < HG_RING_KINDS; kind++) {
+			struct rte_ring *r = tn->ring[ctx][core][kind];
+
+			rte_ring_reset(r);
+			if (pwrite(reg->fd, r, HG_RING_GEOM_BYTES,
+				   (off_t)hg_ring_offset(&tn->lay, ctx, core, kind)) !=
+			    HG_RING_GEOM_BYTES)
+				rc = -EIO;
+		}
+	return rc;
+}
+
+int
+hg_region_reset_app(struct hg_tenant *tn, uint32_t app)
+{
+	return init_app(tn, app);
 }

@@ -161,6 +161,15 @@ hg_stats_collect(struct hg_registry *reg, int slot, struct hg_arena *a)
 	for (i = 0; i < n; i++)
 		if ((s->cores[s->n_cores++] = core_stats(&reg->dp->core[i], a)) == NULL)
 			return NULL;
+	if ((s->control = NEW(a, Hg__ControlStats, control_stats)) == NULL)
+		return NULL;
+	s->control->ctl_conns = reg->ctl.conns[0];
+	s->control->app_conns = reg->ctl.conns[1];
+	s->control->conns_refused = reg->ctl.conns_refused;
+	s->control->accept_errors = reg->ctl.accept_errors;
+	s->control->attach_refused = reg->attach_refused;
+	s->control->commands_refused = reg->ctl.commands_refused;
+	s->control->reads_paused = reg->ctl.reads_paused;
 	return s;
 }
 
@@ -169,8 +178,7 @@ steering_info(struct hg_arena *a, const struct hg_tenant_sp *t,
 	      const struct hg_tenant *tn)
 {
 	Hg__Steering *s = NEW(a, Hg__Steering, steering);
-	const struct hg_app_shm *apps =
-		(const struct hg_app_shm *)(tn->base + tn->hdr->app_off);
+	const struct hg_app_shm *apps = tn->app_shm;
 	unsigned i;
 
 	if (s == NULL)
@@ -212,6 +220,12 @@ tenant_info(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
 		return NULL;
 	ti->port_lo = tn->port_lo;
 	ti->port_hi = tn->port_hi;
+	ti->has_uid = ti->has_gid = ti->has_max_sessions = 1;
+	ti->has_attach_refused = 1;
+	ti->uid = (uint32_t)t->uid;
+	ti->gid = t->gid;
+	ti->max_sessions = t->max_sessions;
+	ti->attach_refused = t->attach_refused;
 	ti->apps = hg_tenant_apps(t);
 	for (ctx = 0; ctx < HG_MAX_CTX; ctx++)
 		ti->contexts += t->ctx_used[ctx];

@@ -18,6 +18,7 @@
 #define HG_CAP_MIN    100u
 #define HG_CAP_MAX    1000000000u
 #define HG_EXTRA_MAX  10000000u	/* synthetic work: a few ms per datagram */
+#define HG_SESS_DEFAULT (HG_SESSIONS / 8)	/* per tenant and core */
 
 void
 hg_registry_init(struct hg_registry *reg, struct hg_dp *dp)
@@ -136,7 +137,28 @@ check_opts(const struct hg_tenant_opts *o, char *err)
 		ERR("ports must be LO-HI with 1 <= LO <= HI <= 65535");
 		return -EINVAL;
 	}
+	if (o->has_msess && (o->max_sessions < 1 || o->max_sessions > HG_SESSIONS)) {
+		ERR("max-sessions must be in [1, %u]", HG_SESSIONS);
+		return -EINVAL;
+	}
+	if ((o->has_uid && o->uid == (uint32_t)-1) ||
+	    (o->has_gid && (o->gid < -1 || o->gid >= (int64_t)UINT32_MAX))) {
+		ERR("uid must be in [0, %u) and gid in [-1, %u) (-1: no group)",
+		    UINT32_MAX, UINT32_MAX);
+		return -EINVAL;
+	}
 	return 0;
+}
+
+static void
+merge_owner(struct hg_tenant_sp *t, const struct hg_tenant_opts *o)
+{
+	if (o->has_uid)
+		t->uid = o->uid;
+	if (o->has_gid)
+		t->gid = o->gid;
+	if (o->has_msess)
+		t->max_sessions = o->max_sessions;
 }
 
 static int
@@ -258,7 +280,7 @@ merge_steering(struct hg_steering *s, const struct hg_tenant_opts *o)
 static void
 publish_steering(struct hg_tenant *tn, const struct hg_steering *s)
 {
-	struct hg_steer_shm *sh = &tn->hdr->steer;
+	struct hg_steer_shm *sh = &((struct hg_region_hdr *)tn->base)->steer;
 
 	sh->steal = (uint32_t)s->steal;
 	sh->wait_queue = (uint32_t)s->wait_queue;
@@ -284,6 +306,8 @@ publish_settings(struct hg_registry *reg, int slot)
 	__atomic_store_n(&reg->dp->extra_cycles[slot], reg->t[slot].extra_cycles,
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&reg->dp->cap[slot], reg->t[slot].cap, __ATOMIC_RELAXED);
+	__atomic_store_n(&reg->dp->sess_quota[slot], reg->t[slot].max_sessions,
+			 __ATOMIC_RELAXED);
 }
 
 /* Gives each core its share of the tenant's buffers. */
@@ -348,6 +372,8 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	tn = &reg->dp->tenant[slot];
 	memset(t, 0, sizeof(*t));
 	memset(tn, 0, sizeof(*tn));
+	/* a zeroed region would say fd 0: a refused add must not close it */
+	t->region.fd = -1;
 	tn->slot = slot;
 	t->used = 1;
 	snprintf(t->name, sizeof(t->name), "%s", name);
@@ -358,6 +384,10 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	merge_steering(&t->steer, o);
 	t->credit = credit_defaults;
 	merge_credit(&t->credit, o);
+	t->uid = 0;		/* root only, until told otherwise */
+	t->gid = -1;
+	t->max_sessions = HG_SESS_DEFAULT;
+	merge_owner(t, o);
 	t->pool = 16;
 	t->next_update = 0;
 	if ((rc = check_credit(&t->credit, o->has_ports ? o->port_lo : 0,
@@ -414,7 +444,8 @@ hg_tenant_set(struct hg_registry *reg, const char *name,
 	    !o->has_qf && !o->has_cf && !o->has_wqd && !o->has_sth &&
 	    !o->has_preempt && !o->has_wq && !o->has_steal && !o->has_qus &&
 	    !o->has_always && !o->has_rpc && !o->has_dt && !o->has_ddrop &&
-	    !o->has_alpha && !o->has_beta && !o->has_update) {
+	    !o->has_alpha && !o->has_beta && !o->has_update && !o->has_uid &&
+	    !o->has_gid && !o->has_msess) {
 		ERR("nothing to set");
 		return -EINVAL;
 	}
@@ -434,6 +465,7 @@ hg_tenant_set(struct hg_registry *reg, const char *name,
 	if (o->has_extra)
 		reg->t[slot].extra_cycles = o->extra_cycles;
 	merge_steering(&reg->t[slot].steer, o);
+	merge_owner(&reg->t[slot], o);
 	publish_settings(reg, slot);
 	pthread_mutex_unlock(&reg->lock);
 	return 0;
@@ -473,9 +505,28 @@ hg_tenant_del(struct hg_registry *reg, const char *name, char *err)
 	return 0;
 }
 
+/* Root, the tenant's uid, or a process whose group is the tenant's gid. */
+static int
+may_attach(const struct hg_tenant_sp *t, const struct hg_peer *peer)
+{
+	return peer->uid == 0 || peer->uid == t->uid ||
+	       (t->gid >= 0 && (int64_t)peer->gid == t->gid);
+}
+
+/* Each app may hold an equal share of a core's buffers (bufpart.h). */
+static void
+set_buffer_caps(struct hg_registry *reg, int slot)
+{
+	uint32_t c, n = hg_tenant_apps(&reg->t[slot]);
+	uint32_t per = HG_N_BUFS / reg->dp->n_cores;
+
+	for (c = 0; c < reg->dp->n_cores; c++)
+		hg_bufpart_set_cap(&reg->dp->core[c].t[slot].bufs, per / (n ? n : 1));
+}
+
 int
-hg_app_attach(struct hg_registry *reg, const char *tenant, pid_t pid,
-	      int *slot, int *app, char *err)
+hg_app_attach(struct hg_registry *reg, const char *tenant,
+	      const struct hg_peer *peer, int *slot, int *app, char *err)
 {
 	unsigned i;
 	int s = hg_tenant_find(reg, tenant);
@@ -484,17 +535,33 @@ hg_app_attach(struct hg_registry *reg, const char *tenant, pid_t pid,
 		ERR("unknown tenant '%s'", tenant);
 		return -ENOENT;
 	}
+	if (!may_attach(&reg->t[s], peer)) {
+		reg->t[s].attach_refused++;
+		reg->attach_refused++;
+		HG_LOG(NOTICE, "pid %d (uid %u) refused: not an owner of tenant %s",
+		       (int)peer->pid, (unsigned)peer->uid, tenant);
+		ERR("tenant %s: permission denied", tenant);
+		return -EACCES;
+	}
 	for (i = 0; i < HG_MAX_APPS; i++) {
 		struct hg_app_sp *a = &reg->t[s].app[i];
 
 		if (!a->used) {
+			/* a new app must not see what the slot's last one left
+			 * in its wait queue (stale handles) or control block */
+			if (hg_region_reset_app(&reg->dp->tenant[s], i) < 0) {
+				ERR("cannot reset app slot %u", i);
+				return -EIO;
+			}
 			memset(a, 0, sizeof(*a));
 			a->used = 1;
-			a->pid = pid;
+			a->pid = peer->pid;
+			a->uid = peer->uid;
 			*slot = s;
 			*app = (int)i;
-			HG_LOG(INFO, "app pid %d attached to tenant %s", (int)pid,
-			       tenant);
+			set_buffer_caps(reg, s);
+			HG_LOG(INFO, "app pid %d attached to tenant %s",
+			       (int)peer->pid, tenant);
 			return 0;
 		}
 	}
@@ -520,8 +587,10 @@ hg_app_ctx_open(struct hg_registry *reg, int slot, int app, uint32_t *ctx_out,
 	}
 	t->ctx_used[ctx] = 1;
 	t->app[app].n_ctx++;
-	hg_region_reset_ctx(tn, ctx, reg->dp->n_cores);
-	cs = (struct hg_ctx_shm *)(tn->base + tn->hdr->ctx_off) + ctx;
+	if (hg_region_reset_ctx(&t->region, tn, ctx, reg->dp->n_cores) < 0)
+		HG_LOG(WARNING, "tenant %s: cannot restore the geometry of context "
+		       "%u's rings in the app's view", t->name, ctx);
+	cs = &tn->ctx_shm[ctx];
 	memset(cs, 0, sizeof(*cs));
 	cs->app = (uint32_t)app;
 	cs->state = HG_CTX_OPEN;
@@ -602,14 +671,12 @@ finish_app(struct hg_registry *reg, int slot, int app)
 
 	for (ctx = 0; ctx < HG_MAX_CTX; ctx++) {
 		if (t->ctx_used[ctx] && tn->ctx_app[ctx] == app) {
-			struct hg_ctx_shm *cs =
-				(struct hg_ctx_shm *)(tn->base + tn->hdr->ctx_off) + ctx;
-
-			cs->state = HG_CTX_FREE;
+			tn->ctx_shm[ctx].state = HG_CTX_FREE;
 			t->ctx_used[ctx] = 0;
 		}
 	}
 	memset(&t->app[app], 0, sizeof(t->app[app]));
+	set_buffer_caps(reg, slot);
 }
 
 void

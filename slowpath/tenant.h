@@ -21,6 +21,7 @@ struct hg_app_sp {
 	int reclaiming;		/* detached, waiting for every core */
 	uint64_t target[HG_MAX_FP_CORES];
 	pid_t pid;
+	uid_t uid;
 	uint32_t n_ctx;
 };
 
@@ -56,6 +57,10 @@ struct hg_tenant_sp {
 	struct hg_steering steer;
 	uint64_t preemptions;
 	struct hg_credit_cfg credit;
+	uint32_t max_sessions;		/* RPC sessions per fast-path core */
+	uid_t uid;			/* owner: may attach (so may root) */
+	int64_t gid;			/* ... and this group; -1: none */
+	uint64_t attach_refused;	/* attaches by someone else */
 	double pool;			/* the credit pool, AIMD state */
 	uint64_t dm_tsc;		/* D_m at the last update */
 	uint64_t next_update;		/* TSC of the next pool update */
@@ -65,12 +70,23 @@ struct hg_tenant_sp {
 	struct hg_app_sp app[HG_MAX_APPS];
 };
 
+/* What the control sockets' bounds turned away (DESIGN §11). */
+struct hg_ctl_counters {
+	uint32_t conns[2];		/* open now: operator, app */
+	uint64_t conns_refused;
+	uint64_t accept_errors;
+	uint64_t commands_refused;
+	uint64_t reads_paused;
+};
+
 struct hg_registry {
 	struct hg_dp *dp;
 	/* held by the slow path while it changes tenants and by DPDK's
 	 * telemetry thread while it reads them; never by a fast-path core */
 	pthread_mutex_t lock;
 	uint64_t cmd_sent[HG_MAX_FP_CORES];
+	uint64_t attach_refused;	/* all tenants, for the control stats */
+	struct hg_ctl_counters ctl;
 	struct hg_tenant_sp t[HG_MAX_TENANTS];
 };
 
@@ -87,6 +103,18 @@ struct hg_tenant_opts {
 	/* credits */
 	int has_rpc, has_dt, has_ddrop, has_alpha, has_beta, has_update;
 	struct hg_credit_cfg credit;
+	/* owner and quotas */
+	int has_uid, has_gid, has_msess;
+	uint32_t uid;
+	int64_t gid;
+	uint32_t max_sessions;
+};
+
+/* The credentials of an app's control connection (SO_PEERCRED). */
+struct hg_peer {
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
 };
 
 void hg_registry_init(struct hg_registry *reg, struct hg_dp *dp);
@@ -101,9 +129,10 @@ int hg_tenant_set(struct hg_registry *reg, const char *name,
 		  const struct hg_tenant_opts *o, char *err);
 int hg_tenant_del(struct hg_registry *reg, const char *name, char *err);
 
-/* App lifecycle: attach returns the tenant slot and app slot. */
-int hg_app_attach(struct hg_registry *reg, const char *tenant, pid_t pid,
-		  int *slot, int *app, char *err);
+/* App lifecycle: attach returns the tenant slot and app slot. Only root,
+ * the tenant's uid or a member of its gid may attach (-EACCES, counted). */
+int hg_app_attach(struct hg_registry *reg, const char *tenant,
+		  const struct hg_peer *peer, int *slot, int *app, char *err);
 int hg_app_ctx_open(struct hg_registry *reg, int slot, int app, uint32_t *ctx,
 		    char *err);
 int hg_app_bind(struct hg_registry *reg, int slot, int app, uint32_t port,

@@ -37,8 +37,8 @@ preempt_tenant(struct hg_registry *reg, int slot, uint64_t now)
 {
 	struct hg_tenant_sp *t = &reg->t[slot];
 	struct hg_tenant *tn = &reg->dp->tenant[slot];
-	struct hg_ctx_shm *cs = (struct hg_ctx_shm *)(tn->base + tn->hdr->ctx_off);
-	struct hg_app_shm *apps = (struct hg_app_shm *)(tn->base + tn->hdr->app_off);
+	struct hg_ctx_shm *cs = tn->ctx_shm;
+	struct hg_app_shm *apps = tn->app_shm;
 	uint32_t ctx;
 
 	for (ctx = 0; ctx < HG_MAX_CTX; ctx++) {
@@ -63,7 +63,7 @@ watch_wait_queues(struct hg_registry *reg, struct hg_timer *tm, int slot,
 {
 	struct hg_tenant_sp *t = &reg->t[slot];
 	struct hg_tenant *tn = &reg->dp->tenant[slot];
-	struct hg_app_shm *apps = (struct hg_app_shm *)(tn->base + tn->hdr->app_off);
+	struct hg_app_shm *apps = tn->app_shm;
 	uint64_t thresh = (uint64_t)t->steer.thresh_wqd_us * 1000u;
 	uint32_t a, normal = (uint32_t)(t->steer.quantum_factor * 100 + 0.5),
 		 congested = (uint32_t)(t->steer.congested_factor * 100 + 0.5);

@@ -30,9 +30,9 @@ ctl() { "$HG_BIN/hgctl" --ctl "$HG_CTL" "$@"; }
 # about fifty datagrams, Virtuoso's ratio.
 ctl tenant add gold --weight 1 --cap 800000 --ports 7000-7009
 ctl tenant add bronze --weight 1 --cap 800000 --ports 8000-8009
-"$HG_BIN/hg-echo" --ctl "$HG_CTL" --tenant gold --port 7000 --threads 1 >/tmp/hgdemo-gold.log &
+"$HG_BIN/hg-echo" --ctl "$HG_APP_CTL" --tenant gold --port 7000 --threads 1 >/tmp/hgdemo-gold.log &
 pids+=($!)
-"$HG_BIN/hg-echo" --ctl "$HG_CTL" --tenant bronze --port 8000 --threads 1 >/tmp/hgdemo-bronze.log &
+"$HG_BIN/hg-echo" --ctl "$HG_APP_CTL" --tenant bronze --port 8000 --threads 1 >/tmp/hgdemo-bronze.log &
 pids+=($!)
 sleep 0.5
 echo "== tenants"

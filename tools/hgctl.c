@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +22,8 @@
 
 enum { O_WEIGHT = 1, O_CAP = 2, O_PORTS = 4, O_TENANT = 8, O_EXTRA = 16,
        O_STEER = 32,	/* any of the steering or credit options */
-       O_RPC = 64 };
+       O_RPC = 64,
+       O_OWNER = 128 };	/* --uid, --gid, --max-sessions */
 
 struct opts {
 	const char *ctl;
@@ -62,6 +65,12 @@ b_tenant_add(Hg__Request *r, char **a, const struct opts *o)
 	m.has_rpc_lo = m.has_rpc_hi = o->steer.has_rpc_lo;
 	m.rpc_lo = o->steer.rpc_lo;
 	m.rpc_hi = o->steer.rpc_hi;
+	m.has_uid = o->steer.has_uid;
+	m.uid = o->steer.uid;
+	m.has_gid = o->steer.has_gid;
+	m.gid = o->steer.gid;
+	m.has_max_sessions = o->steer.has_max_sessions;
+	m.max_sessions = o->steer.max_sessions;
 	m.has_port_lo = m.has_port_hi = !!(o->given & O_PORTS);
 	m.port_lo = o->port_lo;
 	m.port_hi = o->port_hi;
@@ -75,7 +84,7 @@ b_tenant_set(Hg__Request *r, char **a, const struct opts *o)
 {
 	static Hg__TenantSet m;
 
-	if (!(o->given & (O_WEIGHT | O_CAP | O_EXTRA | O_STEER | O_RPC)))
+	if (!(o->given & (O_WEIGHT | O_CAP | O_EXTRA | O_STEER | O_RPC | O_OWNER)))
 		die_usage("tenant set: give at least one setting");
 	m = o->steer;
 	m.name = a[0];
@@ -211,7 +220,8 @@ tenant_json(const Hg__TenantInfo *t)
 
 	for (i = 0; i < t->n_bound_ports; i++)
 		json_array_append_new(bound, json_integer(t->bound_ports[i]));
-	return json_pack("{s:s, s:i, s:f, s:I, s:I, s:o, s:o, s:o, s:i, s:i, s:o}",
+	return json_pack("{s:s, s:i, s:f, s:I, s:I, s:o, s:o, s:o, s:i, s:i, s:o,"
+			 " s:{s:I, s:o}, s:i, s:I}",
 			 "name", t->name, "id", (int)t->id, "weight", t->weight,
 			 "cap", (json_int_t)t->cap,
 			 "extra_cycles", (json_int_t)t->extra_cycles,
@@ -221,7 +231,11 @@ tenant_json(const Hg__TenantInfo *t)
 						"hi", (int)t->port_hi)
 				    : json_null(),
 			 "apps", (int)t->apps, "contexts", (int)t->contexts,
-			 "bound_ports", bound);
+			 "bound_ports", bound,
+			 "owner", "uid", (json_int_t)t->uid, "gid",
+			 t->gid >= 0 ? json_integer(t->gid) : json_null(),
+			 "max_sessions", (int)t->max_sessions,
+			 "attach_refused", (json_int_t)t->attach_refused);
 }
 
 static int
@@ -400,6 +414,20 @@ print_drops(Hg__Counter **c, size_t n, const char *indent)
 			       c[i]->value);
 }
 
+static json_t *
+control_json(const Hg__ControlStats *c)
+{
+	if (c == NULL)
+		return json_null();
+	return json_pack("{s:i, s:i, s:I, s:I, s:I, s:I, s:I}",
+			 "ctl_conns", (int)c->ctl_conns, "app_conns", (int)c->app_conns,
+			 "conns_refused", (json_int_t)c->conns_refused,
+			 "accept_errors", (json_int_t)c->accept_errors,
+			 "attach_refused", (json_int_t)c->attach_refused,
+			 "commands_refused", (json_int_t)c->commands_refused,
+			 "reads_paused", (json_int_t)c->reads_paused);
+}
+
 static int
 p_stats(const Hg__Response *rsp, const struct opts *o)
 {
@@ -415,9 +443,10 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 			json_array_append_new(ts, tenant_stats_json(st->tenants[i]));
 		for (i = 0; i < st->n_cores; i++)
 			json_array_append_new(cs, core_stats_json(st->cores[i]));
-		return emit_json(json_pack("{s:I, s:o, s:o}", "tsc_hz",
+		return emit_json(json_pack("{s:I, s:o, s:o, s:o}", "tsc_hz",
 					   (json_int_t)st->tsc_hz, "tenants", ts,
-					   "cores", cs));
+					   "cores", cs, "control",
+					   control_json(st->control)));
 	}
 	for (i = 0; i < st->n_tenants; i++) {
 		const Hg__TenantStats *t = st->tenants[i];
@@ -475,16 +504,21 @@ p_config(const Hg__Response *rsp, const struct opts *o)
 }
 
 static const struct cmd cmds[] = {
-	{ "tenant", "add", 1, 1, O_WEIGHT | O_CAP | O_PORTS | O_EXTRA | O_RPC,
+	{ "tenant", "add", 1, 1,
+	  O_WEIGHT | O_CAP | O_PORTS | O_EXTRA | O_RPC | O_OWNER,
 	  "tenant add NAME [--weight W] [--cap CYCLES] [--ports LO-HI] "
-	  "[--extra-cycles N] [--rpc-ports LO-HI]", b_tenant_add, p_ok },
-	{ "tenant", "set", 1, 1, O_WEIGHT | O_CAP | O_EXTRA | O_STEER | O_RPC,
+	  "[--extra-cycles N] [--rpc-ports LO-HI] [--uid USER] "
+	  "[--gid GROUP|none] [--max-sessions N]",
+	  b_tenant_add, p_ok },
+	{ "tenant", "set", 1, 1,
+	  O_WEIGHT | O_CAP | O_EXTRA | O_STEER | O_RPC | O_OWNER,
 	  "tenant set NAME [--weight W] [--cap CYCLES] [--extra-cycles N]\n"
 	  "        [--steer flow|jsq] [--quantum-factor F] [--congested-factor F]\n"
 	  "        [--thresh-wqd-us US] [--steal-threshold N] [--quantum-us US]\n"
 	  "        [--preempt on|off|always] [--wait-queue on|off] [--steal on|off]\n"
 	  "        [--rpc-ports LO-HI] [--dt-us US] [--ddrop-us US] [--alpha A]"
-	  " [--beta B]\n        [--update-us US]",
+	  " [--beta B]\n        [--update-us US] [--uid USER] [--gid GROUP|none]"
+	  " [--max-sessions N]",
 	  b_tenant_set, p_ok },
 	{ "tenant", "del", 1, 1, 0, "tenant del NAME", b_tenant_del, p_ok },
 	{ "tenant", "list", 0, 0, 0, "tenant list [--json]", b_tenant_list,
@@ -605,6 +639,37 @@ parse_steering(int c, const char *v, Hg__TenantSet *m)
 	}
 }
 
+/* --uid and --gid take a name or a number; --gid none drops the group. */
+static void
+parse_owner(int c, const char *v, Hg__TenantSet *m)
+{
+	struct passwd *pw;
+	struct group *gr;
+
+	switch (c) {
+	case 'u':
+		m->has_uid = 1;
+		if ((pw = getpwnam(v)) != NULL)
+			m->uid = pw->pw_uid;
+		else
+			m->uid = parse_u32("--uid", v);
+		break;
+	case 'G':
+		m->has_gid = 1;
+		if (strcmp(v, "none") == 0)
+			m->gid = -1;
+		else if ((gr = getgrnam(v)) != NULL)
+			m->gid = gr->gr_gid;
+		else
+			m->gid = parse_u32("--gid", v);
+		break;
+	case 'M':
+		m->has_max_sessions = 1;
+		m->max_sessions = parse_u32("--max-sessions", v);
+		break;
+	}
+}
+
 static int
 parse_opts(int argc, char **argv, struct opts *o)
 {
@@ -631,6 +696,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "alpha", required_argument, NULL, 'A' },
 		{ "beta", required_argument, NULL, 'B' },
 		{ "update-us", required_argument, NULL, 'U' },
+		{ "uid", required_argument, NULL, 'u' },
+		{ "gid", required_argument, NULL, 'G' },
+		{ "max-sessions", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -654,6 +722,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 'U':
 			  parse_steering(c, optarg, &o->steer);
 			  o->given |= O_STEER; break;
+		case 'u': case 'G': case 'M':
+			  parse_owner(c, optarg, &o->steer);
+			  o->given |= O_OWNER; break;
 		case 'R': {
 			struct opts tmp = *o;
 

@@ -29,18 +29,19 @@ hg_net_down() {
 }
 
 # hg_daemon_start TAG IDLE [ARGS...]: starts hourglassd on $HG_IF, waits for
-# its control socket; sets HG_DAEMON_PID and HG_CTL.
+# its control sockets; sets HG_DAEMON_PID, HG_CTL (operator) and HG_APP_CTL.
 hg_daemon_start() {
 	local tag=$1 idle=$2 i
 	shift 2
 	HG_CTL=/tmp/hg$tag.sock
+	HG_APP_CTL=/tmp/hg$tag.app.sock
 	"$HG_BIN/hourglassd" --no-huge -m 512 --no-pci --file-prefix "hg$tag" \
 		-l 0-1 --vdev="net_af_packet0,iface=$HG_IF" -- \
-		--ip "$HG_DAEMON_IP/24" --ctl "$HG_CTL" --idle "$idle" "$@" \
+		--ip "$HG_DAEMON_IP/24" --ctl "$HG_CTL" --app-ctl "$HG_APP_CTL" --idle "$idle" "$@" \
 		>"/tmp/hg$tag.log" 2>&1 &
 	HG_DAEMON_PID=$!
 	for i in $(seq 200); do
-		[ -S "$HG_CTL" ] && return 0
+		[ -S "$HG_CTL" ] && [ -S "$HG_APP_CTL" ] && return 0
 		kill -0 "$HG_DAEMON_PID" 2>/dev/null || break
 		sleep 0.05
 	done

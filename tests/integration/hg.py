@@ -74,17 +74,19 @@ class Netns:
 class Daemon:
     def __init__(self, tag, vdev, fp_cores=1, extra=(), lcores=None):
         self.ctl = f"/tmp/hgt{tag}.sock"
+        self.app_ctl = f"/tmp/hgt{tag}.app.sock"
         self.prefix = f"hgt{tag}"
         self.log = open(f"/tmp/hgt{tag}.log", "w")
         if lcores is None:
             lcores = f"0-{fp_cores}" if fp_cores < os.cpu_count() else f"(0-{fp_cores})@0"
         cmd = [os.path.join(BIN, "hourglassd"), "--no-huge", "-m", "512", "--no-pci",
                "--file-prefix", self.prefix, "--lcores", lcores, f"--vdev={vdev}",
-               "--", "--ip", f"{DAEMON_IP}/24", "--ctl", self.ctl, "--idle", "sleep",
+               "--", "--ip", f"{DAEMON_IP}/24", "--ctl", self.ctl,
+               "--app-ctl", self.app_ctl, "--idle", "sleep",
                "--fp-cores", str(fp_cores), *extra]
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 20
-        while not os.path.exists(self.ctl):
+        while not (os.path.exists(self.ctl) and os.path.exists(self.app_ctl)):
             if self.proc.poll() is not None or time.time() > deadline:
                 self.stop()
                 raise RuntimeError("hourglassd did not start:\n" + self.logtext())
@@ -138,7 +140,7 @@ class Echo:
         for p in port if isinstance(port, (list, tuple)) else [port]:
             ports += ["--port", str(p)]
         self.proc = subprocess.Popen(
-            [*pin, os.path.join(BIN, "hg-echo"), "--ctl", daemon.ctl, "--tenant", tenant,
+            [*pin, os.path.join(BIN, "hg-echo"), "--ctl", daemon.app_ctl, "--tenant", tenant,
              *ports, "--threads", str(threads), *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         line = self.proc.stdout.readline()

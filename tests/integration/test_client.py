@@ -46,7 +46,7 @@ def lib():
 
 
 def attach(lib, daemon, tenant):
-    app = lib.hg_attach(daemon.ctl.encode(), tenant.encode())
+    app = lib.hg_attach(daemon.app_ctl.encode(), tenant.encode())
     assert app, lib.hg_strerror()
     return app
 
@@ -87,7 +87,7 @@ def test_api_recv_send_sendto(lib, net, daemon):
 
 
 def test_api_errors_carry_the_daemons_reason(lib, daemon):
-    assert not lib.hg_attach(daemon.ctl.encode(), b"nobody")
+    assert not lib.hg_attach(daemon.app_ctl.encode(), b"nobody")
     assert lib.hg_strerror() == b"unknown tenant 'nobody'"
     assert not lib.hg_attach(b"/tmp/hg-nothing-here.sock", b"x")
     assert b"cannot reach hourglassd" in lib.hg_strerror()

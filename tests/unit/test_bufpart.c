@@ -74,3 +74,25 @@ Test(bufpart, reclaim_returns_only_the_dead_apps_buffers)
 	hg_bufpart_put(&p, queued);
 	cr_assert_eq(p.top, N - 5);
 }
+
+/* Finding 10 of issue 9: an app that lies about its fill ring's indices
+ * keeps asking; it gets its cap and no more, the rest stays for its
+ * siblings. */
+Test(bufpart, an_app_cannot_hold_more_than_its_cap)
+{
+	uint32_t b, i, got = 0;
+
+	hg_bufpart_set_cap(&p, N / 4);
+	for (i = 0; i < N; i++)
+		got += hg_bufpart_alloc(&p, 2, &b) == 0;
+	cr_assert_eq(got, N / 4);
+	cr_assert_eq(p.held[2], N / 4);
+	for (i = 0; i < N / 4; i++)
+		cr_assert_eq(hg_bufpart_alloc(&p, 5, &b), 0, "sibling starved");
+	/* a buffer queued for transmission no longer counts against the app */
+	hg_bufpart_set_owner(&p, b, HG_OWNER_TXQ);
+	cr_assert_eq(p.held[5], N / 4 - 1);
+	cr_assert_eq(hg_bufpart_alloc(&p, 5, &b), 0);
+	cr_assert_eq(hg_bufpart_reclaim(&p, 2), N / 4);
+	cr_assert_eq(p.held[2], 0);
+}

@@ -154,7 +154,10 @@ Test(parse, arp_request_gets_a_reply)
 	cr_assert_eq(a->arp_data.arp_tip, PEER_IP);
 	cr_assert(rte_is_same_ether_addr(&a->arp_data.arp_sha, &us));
 	cr_assert(rte_is_same_ether_addr(&((struct rte_ether_hdr *)f)->dst_addr, &peer));
-	/* a request for someone else is only learnt from */
+	/* our reply, seen by us, is a reply to our address */
+	cr_assert_eq(hg_parse(f, n, PEER_IP, &p), HG_PKT_ARP_REPLY);
+	cr_assert_eq(p.src_ip, OUR_IP);
+	/* a request for someone else is not ours to learn from */
 	hg_build_arp_request(f, &peer, PEER_IP, PEER_IP + 0x01000000);
 	cr_assert_eq(hg_parse(f, n, OUR_IP, &p), HG_PKT_ARP_OTHER);
 	a->arp_hlen = 8;

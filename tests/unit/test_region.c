@@ -50,7 +50,7 @@ Test(region, header_describes_a_consistent_layout)
 
 Test(region, rings_are_shared_between_the_two_views)
 {
-	struct rte_ring *ar = (void *)(app + hg_ring_offset(tn.hdr, 5, 1, HG_RING_TX));
+	struct rte_ring *ar = (void *)(app + hg_ring_offset(&tn.lay, 5, 1, HG_RING_TX));
 	struct hg_desc d = { .buf = 17, .len = 99 }, out;
 
 	cr_assert_eq(rte_ring_sp_enqueue_elem(ar, &d, sizeof(d)), 0);
@@ -62,9 +62,9 @@ Test(region, rings_are_shared_between_the_two_views)
 
 Test(region, app_cannot_change_the_daemons_ring_geometry)
 {
-	struct rte_ring *ar = (void *)(app + hg_ring_offset(tn.hdr, 0, 0, HG_RING_RX));
+	struct rte_ring *ar = (void *)(app + hg_ring_offset(&tn.lay, 0, 0, HG_RING_RX));
 	struct rte_ring *dr = tn.ring[0][0][HG_RING_RX];
-	uint8_t *next = app + hg_ring_offset(tn.hdr, 0, 0, HG_RING_TX) -
+	uint8_t *next = app + hg_ring_offset(&tn.lay, 0, 0, HG_RING_TX) -
 			(HG_PAGE_SIZE - HG_RING_GEOM_BYTES);
 	size_t rest = r.size - (size_t)(next - app);
 	uint8_t *snap = malloc(rest);

@@ -72,7 +72,7 @@ setup(void)
 	pthread_mutex_init(&app->lock, NULL);
 	pthread_mutex_init(&app->gt_lock, NULL);
 	/* the tenant's defaults, as the daemon publishes them */
-	st = &tn.hdr->steer;
+	st = &((struct hg_region_hdr *)tn.base)->steer;
 	*st = (struct hg_steer_shm){ .steal = 1, .wait_queue = 1, .preempt = 1,
 				     .steal_threshold = 1, .quantum_factor = 200,
 				     .congested_factor = 1000 };
@@ -122,12 +122,12 @@ Test(steal, only_above_the_threshold_and_only_when_on)
 	deliver(0, 1, "x");
 	cr_assert_eq(hg_recv(b, &m, 0), 0, "1 is not more than the threshold 1");
 	deliver(0, 2, "y");
-	tn.hdr->steer.steal = 0;
+	((struct hg_region_hdr *)tn.base)->steer.steal = 0;
 	cr_assert_eq(hg_recv(b, &m, 0), 0, "stealing off");
-	tn.hdr->steer.steal = 1;
+	((struct hg_region_hdr *)tn.base)->steer.steal = 1;
 	cr_assert_eq(hg_recv(b, &m, 0), 1);
 	cr_assert_eq(b->stolen, 1, "half of 2");
-	tn.hdr->steer.steal_threshold = 0;
+	((struct hg_region_hdr *)tn.base)->steer.steal_threshold = 0;
 	cr_assert_eq(hg_recv(b, &m, 0), 1, "threshold 0 takes the last one");
 }
 
@@ -164,7 +164,7 @@ Test(ema, short_requests_only_and_the_quantum_follows)
 	app->shm->factor = 1000;	/* congested: the daemon switched factor */
 	hg_feedback_start(c);
 	cr_assert_eq(c->shm->quantum_ns, 30000);
-	tn.hdr->steer.quantum_ns = 7777;	/* fixed: no adaptation */
+	((struct hg_region_hdr *)tn.base)->steer.quantum_ns = 7777;	/* fixed: no adaptation */
 	hg_feedback_start(c);
 	cr_assert_eq(c->shm->quantum_ns, 7777);
 }
@@ -202,7 +202,7 @@ run_three(int wait_queue, int check)
 {
 	hg_ctx_t *c = open_ctx(0);
 
-	tn.hdr->steer.wait_queue = (uint32_t)wait_queue;
+	((struct hg_region_hdr *)tn.base)->steer.wait_queue = (uint32_t)wait_queue;
 	done = 0;
 	deliver(0, 1, "long");
 	deliver(0, 2, "sh_1");
