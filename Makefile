@@ -142,10 +142,17 @@ $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(UNIT_LINK)
 	$(Q)$(CC) $(LDFLAGS) $(filter-out $(UNIT_EXTRA),$^) $(UNIT_EXTRA) -o $@ \
 		-lcriterion $(DPDK_LIBS) $(EXT_LIBS)
 
+# an app that scribbles over its own region, for the isolation tests
+HOSTILE := $(BUILD)/tests/hg-hostile
+$(HOSTILE): $(OBJ)/tests/hostile/hg_hostile.o $(LIB)/libhgclient.a
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lprotobuf-c -lpthread
+
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
 
-integration: all
+integration: all $(HOSTILE)
 	HG_BUILD=$(BUILD) $(PYTHON) -m pytest -q tests/integration
 
 test: deps
@@ -158,7 +165,8 @@ test: deps
 # would report the interpreter's own allocations).
 ASAN_RT := $(shell $(CC) -print-file-name=libasan.so)
 asan: deps
-	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 all unit
+	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 all unit \
+		build/asan/tests/hg-hostile
 	HG_BUILD=build/asan $(PYTHON) -m pytest -q tests/integration \
 		--deselect tests/integration/test_client.py
 	HG_BUILD=build/asan LD_PRELOAD=$(ASAN_RT) ASAN_OPTIONS=detect_leaks=0 \

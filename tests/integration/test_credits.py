@@ -173,3 +173,47 @@ def test_dm_counts_requests_parked_in_the_wait_queue(net, daemon, cleanup):
     load.communicate(timeout=30)
     # 300 requests of 20 ms offered to one worker that serves 50 a second
     assert max(seen) > 20_000, max(seen)
+
+
+def test_a_credit_used_by_a_dropped_request_comes_back(net, daemon):
+    """Issue 9, finding 7: admitted, then dropped at RX (no app bound the
+    port): the session's credit must return, or the second request would
+    be rejected for want of a credit the daemon itself lost."""
+    daemon.hgctl("tenant", "add", "lost", "--ports", "8790-8790", "--rpc-ports", "8790-8790")
+    s = net.socket()
+    for i in range(5):
+        s.sendto(rpc_request(11, i, 1000), (DAEMON_IP, 8790))
+        time.sleep(0.05)
+    s.close()
+    drops = daemon.tenant_stats("lost")["cores"][0]["drops"]
+    assert wait_for(lambda: daemon.tenant_stats("lost")["cores"][0]["drops"]
+                    ["unbound_port"] == 5), drops
+    assert daemon.tenant_stats("lost")["cores"][0]["drops"]["rpc_reject_no_credit"] == 0
+
+
+def test_sessions_are_bounded_per_tenant(net, daemon, cleanup):
+    """Issue 9, finding 6: one client cannot fill the session table that
+    every tenant shares; past its tenant's quota a new session is turned
+    away (counted) and other tenants' new sessions still get in."""
+    daemon.hgctl("tenant", "add", "greedy", "--ports", "8791-8791",
+                 "--rpc-ports", "8791-8791", "--max-sessions", "4")
+    daemon.hgctl("tenant", "add", "modest", "--ports", "8792-8792",
+                 "--rpc-ports", "8792-8792")
+    cleanup.append(daemon.echo("greedy", 8791))
+    cleanup.append(daemon.echo("modest", 8792))
+    assert daemon.tenants()["greedy"]["max_sessions"] == 4
+    s = net.socket()
+    s.settimeout(2)
+    flags = []
+    for sess in range(10):
+        s.sendto(rpc_request(100 + sess, 0, 1000), (DAEMON_IP, 8791))
+        flags.append(RPC.unpack(s.recvfrom(4096)[0][:32])[2])
+    assert sum(1 for f in flags if f & RESPONSE) == 4, flags
+    assert sum(1 for f in flags if f & REJECT) == 6, flags
+    assert daemon.tenant_stats("greedy")["cores"][0]["drops"]["rpc_reject_no_session"] == 6
+    for sess in range(3):
+        s.sendto(rpc_request(500 + sess, 0, 1000), (DAEMON_IP, 8792))
+        assert RPC.unpack(s.recvfrom(4096)[0][:32])[2] & RESPONSE
+    s.close()
+    r = daemon.hgctl("tenant", "set", "greedy", "--max-sessions", "0", check=False)
+    assert r.returncode == 1 and "max-sessions" in r.stderr

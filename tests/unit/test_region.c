@@ -86,3 +86,52 @@ Test(region, app_cannot_change_the_daemons_ring_geometry)
 		     "the daemon wrote outside the ring");
 	free(snap);
 }
+
+/* Issue 9, finding 1: every offset and size the daemon uses is its own
+ * copy; an app that overwrites the header page changes none of them. */
+Test(region, scribbling_the_header_changes_nothing_the_daemon_uses)
+{
+	struct hg_region_hdr before = tn.lay;
+	uint8_t *bufs = tn.bufs;
+
+	memset(app, 0xff, 2 * HG_PAGE_SIZE);
+	cr_assert_eq(memcmp(&before, &tn.lay, sizeof(before)), 0);
+	cr_assert_eq(bufs, tn.base + tn.lay.buf_off);
+	cr_assert_eq(tn.app_shm, (void *)(tn.base + tn.lay.app_off));
+	cr_assert_leq(hg_tenant_buf(&tn, HG_N_BUFS - 1) + HG_BUF_SIZE,
+		      tn.base + r.size);
+}
+
+/* Issue 9, finding 9: a reused app slot starts empty; a dead app's
+ * handles in its wait queue must not reach the next app. */
+Test(region, a_reused_app_slot_starts_with_an_empty_wait_queue)
+{
+	struct hg_app_shm *a = (struct hg_app_shm *)(app + tn.lay.app_off) + 2;
+	struct rte_ring *wq = (void *)(app + a->wq_off);
+	struct hg_wq_entry e = { .handle = 0x100000001ull }, out;
+
+	cr_assert_eq(rte_ring_mp_enqueue_elem(wq, &e, sizeof(e)), 0);
+	a->check_wait_queue = 1;
+	a->preemptions = 99;
+	wq->mask = 0;		/* and a geometry the next app would trip on */
+	cr_assert_eq(hg_region_reset_app(&tn, 2), 0);
+	cr_assert_eq(a->preemptions, 0);
+	cr_assert_eq(a->check_wait_queue, 0);
+	cr_assert_eq(a->wq_off, tn.lay.wq_off + 2 * tn.lay.wq_stride);
+	cr_assert_eq(wq->mask, HG_WQ_SIZE - 1);
+	cr_assert_neq(rte_ring_mc_dequeue_elem(wq, &out, sizeof(out)), 0,
+		      "a stale handle survived the reset");
+}
+
+/* A context's rings, reset for a new app, show it the geometry the
+ * daemon wrote, whatever the last app scribbled on its view. */
+Test(region, a_reset_context_restores_the_apps_view_of_its_rings)
+{
+	struct rte_ring *ar = (void *)(app + hg_ring_offset(&tn.lay, 3, 1, HG_RING_RX));
+
+	ar->mask = 7;
+	ar->capacity = 12345;
+	cr_assert_eq(hg_region_reset_ctx(&r, &tn, 3, 2), 0);
+	cr_assert_eq(ar->mask, HG_RING_SIZE - 1);
+	cr_assert_eq(ar->capacity, HG_RING_SIZE - 1);
+}
