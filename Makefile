@@ -54,7 +54,8 @@ TARGETS := $(BIN)/hourglassd $(BIN)/hgctl $(BIN)/hgload $(BIN)/hg-echo \
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test unit integration demo bench asan clean
+.PHONY: all deps test unit integration demo bench asan clean fuzz fuzz-build \
+	fuzz-short fuzz-targets
 .SECONDARY:
 
 all: $(TARGETS)
@@ -155,10 +156,58 @@ unit: $(UNIT_BIN)
 integration: all $(HOSTILE)
 	HG_BUILD=$(BUILD) $(PYTHON) -m pytest -q tests/integration
 
+# ---- fuzz targets (libFuzzer, clang, ASan + UBSan) ----
+#
+# The whole tree is built again with clang into build/fuzz; each target
+# runs on its seed corpus (tests/fuzz/seeds/NAME, kept small, in the tree)
+# and writes what it finds into build/fuzz/corpus/NAME, never the tree.
+FUZZ_NAMES   := parse desc rpc ctl_frame ctl_conn
+FUZZ_FLAGS   := -fsanitize=fuzzer-no-link,address,undefined \
+		-fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_LINK    := $(FASTPATH_O) $(filter-out $(OBJ)/slowpath/main.o,$(SLOWPATH_O)) \
+		$(PROTO_O) $(OBJ)/tests/fuzz/fuzz_env.o
+FUZZ_BIN     := $(FUZZ_NAMES:%=$(BUILD)/fuzz_%)
+FUZZ_SECONDS ?= 300
+FUZZ_SHORT   ?= 20
+
+$(BUILD)/fuzz_%: $(OBJ)/tests/fuzz/fuzz_%.o $(FUZZ_LINK)
+	$(call say,LD,$@)
+	$(Q)$(CC) -fsanitize=fuzzer,address,undefined $^ -o $@ $(DPDK_LIBS) $(EXT_LIBS)
+
+fuzz-targets: $(FUZZ_BIN)
+
+fuzz-build:
+	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang \
+		EXTRA_CFLAGS="$(FUZZ_FLAGS)" fuzz-targets
+
+# FUZZ_TIME seconds per target; prints each target's executions
+define run_fuzz
+	@set -e; for t in $(FUZZ_NAMES); do \
+		mkdir -p build/fuzz/corpus/$$t build/fuzz/crashes; \
+		printf '  FUZZ    %-10s %ss ... ' $$t $(1); \
+		if ! build/fuzz/fuzz_$$t -max_total_time=$(1) -print_final_stats=1 \
+			-rss_limit_mb=4096 -timeout=10 \
+			-artifact_prefix=build/fuzz/crashes/$$t- \
+			build/fuzz/corpus/$$t tests/fuzz/seeds/$$t \
+			>build/fuzz/$$t.log 2>&1; then \
+			echo FAILED; tail -40 build/fuzz/$$t.log; exit 1; fi; \
+		grep -h 'stat::number_of_executed_units' build/fuzz/$$t.log | \
+			awk '{print $$2 " executions, 0 crashes"}'; \
+	done
+endef
+
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-build
+	$(call run_fuzz,$(FUZZ_SECONDS))
+
+fuzz-short: fuzz-build
+	$(call run_fuzz,$(FUZZ_SHORT))
+
 test: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory integration
+	@$(MAKE) --no-print-directory fuzz-short
 
 # Python cannot dlopen an ASan library unless libasan comes first: the
 # ctypes tests run apart, with it preloaded (and without leak checks, which

@@ -268,6 +268,8 @@ void hg_fp_set_dp(struct hg_dp *dp);
 unsigned hg_fp_rx(struct hg_dp *dp, struct hg_fp_core *c);
 unsigned hg_fp_tx(struct hg_dp *dp, struct hg_fp_core *c);
 unsigned hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c);
+/* Runs the slow path's commands waiting on the core's ring. */
+void hg_fp_commands(struct hg_fp_core *c);
 /* Transmits n mbufs, frees and counts what the NIC refused; returns the
  * cycles spent in the PMD. */
 uint64_t hg_fp_xmit(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf **m,

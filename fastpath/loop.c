@@ -31,8 +31,8 @@ release_tenant(struct hg_fp_tenant *ft)
 	memset(ft, 0, sizeof(*ft));
 }
 
-static void
-run_commands(struct hg_fp_core *c)
+void
+hg_fp_commands(struct hg_fp_core *c)
 {
 	struct hg_cmd cmd[8];
 	unsigned i, n;
@@ -94,7 +94,7 @@ hg_fp_loop(void *arg)
 				continue;
 		}
 		since_cmd = 0;
-		run_commands(c);
+		hg_fp_commands(c);
 		work += hg_rpc_scan(dp, c);
 		if (work == 0)
 			idle(c, &empty);

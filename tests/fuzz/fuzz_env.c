@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_hash.h>
+#include <rte_mbuf.h>
+
+#include "../../slowpath/config.h"
+#include "fuzz_env.h"
+
+RTE_LOG_REGISTER(hg_logtype, hourglass, ERR);
+
+static int
+eal(void)
+{
+	char prefix[64];
+	char *argv[] = { "fuzz", "--no-huge", "-m", "256", "--no-pci",
+			 "--no-shconf", "--file-prefix", prefix, "--log-level", "0",
+			 "-l", "0", NULL };
+
+	snprintf(prefix, sizeof(prefix), "hgfuzz%d", (int)getpid());
+	return rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv);
+}
+
+struct hg_dp *
+fuzz_env(void)
+{
+	static struct hg_dp *dp;
+	struct hg_fp_core *c;
+
+	if (dp != NULL)
+		return dp;
+	if (eal() < 0) {
+		fprintf(stderr, "fuzz: EAL init failed\n");
+		exit(1);
+	}
+	hg_config_defaults();
+	dp = calloc(1, sizeof(*dp));
+	c = calloc(1, sizeof(*c));
+	if (dp == NULL || c == NULL)
+		exit(1);
+	dp->ip = FUZZ_IP;
+	dp->prefix = 24;
+	dp->netmask = 0xffffff00u;
+	dp->n_cores = 1;
+	dp->port_id = RTE_MAX_ETHPORTS - 1;	/* no device: bursts do nothing */
+	dp->live.protection = 1;
+	dp->live.rx_drop = 1;
+	dp->neigh = calloc(256, sizeof(uint64_t));
+	dp->neigh_asked = calloc(256, sizeof(uint64_t));
+	dp->neigh_retry = rte_get_tsc_hz() / 10;
+	dp->neigh_wait = rte_get_tsc_hz();
+	dp->core = c;
+	c->rng = 1;
+	c->pool = rte_pktmbuf_pool_create("fz_mbufs", 1023, 0, 0,
+					  RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	c->cmd = rte_ring_create_elem("fz_cmd", sizeof(struct hg_cmd), 1024, 0,
+				      RING_F_SP_ENQ | RING_F_SC_DEQ);
+	c->sess = calloc(1, sizeof(*c->sess));
+	if (c->pool == NULL || c->cmd == NULL || c->sess == NULL || !dp->neigh ||
+	    !dp->neigh_asked)
+		exit(1);
+	c->sess->h = rte_hash_create(&(struct rte_hash_parameters){
+		.name = "fz_sess", .entries = HG_SESSIONS,
+		.key_len = sizeof(struct hg_sess_key), .socket_id = 0 });
+	if (c->sess->h == NULL)
+		exit(1);
+	hg_fp_set_dp(dp);
+	return dp;
+}

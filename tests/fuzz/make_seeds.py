@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Writes the fuzz targets' seed corpora (tests/fuzz/seeds/NAME/*): a few
+valid inputs of each kind, so that a short run starts from the paths that
+matter. Run once when a format changes; the seeds are kept in the tree."""
+import os
+import socket
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+US, PEER = "198.18.0.1", "198.18.0.2"
+US_MAC, PEER_MAC = bytes.fromhex("020000000001"), bytes.fromhex("020000000002")
+
+
+def csum(b):
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack(f"!{len(b) // 2}H", b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def ipv4(proto, payload, src=PEER, dst=US):
+    h = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 1, 0, 64, proto, 0,
+                    socket.inet_aton(src), socket.inet_aton(dst))
+    h = h[:10] + struct.pack("!H", csum(h)) + h[12:]
+    return US_MAC + PEER_MAC + b"\x08\x00" + h + payload
+
+
+def udp(dport, payload, sport=40000):
+    return ipv4(17, struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload)
+
+
+def arp(op, sender, target):
+    a = struct.pack("!HHBBH6s4s6s4s", 1, 0x0800, 6, 4, op, PEER_MAC,
+                    socket.inet_aton(sender), b"\0" * 6, socket.inet_aton(target))
+    return b"\xff" * 6 + PEER_MAC + b"\x08\x06" + a
+
+
+def icmp_echo():
+    body = struct.pack("!BBHHH", 8, 0, 0, 1, 1) + b"ping"
+    body = body[:2] + struct.pack("!H", csum(body)) + body[4:]
+    return ipv4(1, body)
+
+
+def rpc(session, req_id, flags=1, credits=0):
+    return struct.pack("!HBBBBHIIQQ", 0x4852, 1, flags, 0, 0, credits, session, 0,
+                       req_id, 0)
+
+
+# ---- protobuf, by hand: just enough for the control messages ----
+def varint(n):
+    out = bytearray()
+    while True:
+        out.append((n & 0x7f) | (0x80 if n > 0x7f else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def fv(num, v):
+    return varint(num << 3) + varint(v)
+
+
+def fl(num, b):
+    return varint(num << 3 | 2) + varint(len(b)) + b
+
+
+def frame(body, align=1):
+    pad = (-len(body)) % align
+    if pad:
+        pad = pad + 4 if pad == 1 else pad
+        body += fl(15, b"\0" * (pad - 2))     # an unknown field
+    return struct.pack("!I", len(body)) + body
+
+
+def req(i, field, msg):
+    return fv(1, i) + fl(field, msg)
+
+
+def tenant_add(name, lo, hi, rpc_lo=0, rpc_hi=0):
+    m = fl(1, name) + fv(4, lo) + fv(5, hi)
+    if rpc_hi:
+        m += fv(7, rpc_lo) + fv(8, rpc_hi)
+    return m
+
+
+def write(target, name, data):
+    d = os.path.join(HERE, "seeds", target)
+    os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, name), "wb").write(data)
+
+
+def main():
+    write("parse", "udp", udp(7000, b"hello"))
+    write("parse", "arp_request", arp(1, PEER, US))
+    write("parse", "arp_reply", arp(2, PEER, US))
+    write("parse", "icmp", icmp_echo())
+    write("parse", "rpc", udp(7000, rpc(7, 1)))
+
+    d = struct.pack("<IHBBIHHQ", 300, 64, 1, 0, socket.htonl(0xC6120002), 0x3930,
+                    0x581b, 0)
+    write("desc", "send", bytes([0x81]) + d + bytes([0xc1]) + d + bytes([0xa2]) + d)
+
+    def rec(kind, b):
+        b += b"\0" * ((-len(b)) % 8)
+        return bytes([kind, len(b) // 8]) + b
+    r = rpc(9, 1, credits=4)
+    write("rpc", "flow", rec(0, udp(7000, r)) + rec(0, udp(7000, rpc(9, 2))) +
+          rec(1, rpc(9, 1, flags=2)) + rec(2, b"") + rec(4, udp(7001, rpc(10, 1))))
+
+    write("ctl_frame", "tenant_add", frame(req(1, 10, tenant_add(b"a", 7000, 7009))))
+    write("ctl_frame", "stats", frame(req(2, 14, b"")))
+    write("ctl_frame", "attach", frame(req(3, 17, fl(1, b"a"))))
+    write("ctl_frame", "set", frame(req(4, 11, fl(1, b"a") + varint(2 << 3 | 1) +
+                                        struct.pack("<d", 2.0))))
+
+    def crec(op, b):
+        assert len(b) % 4 == 0
+        return bytes([op, len(b) // 4]) + b
+    add = frame(req(1, 10, tenant_add(b"a", 7000, 7009, 7000, 7001)), 4)
+    add_u = frame(req(2, 10, tenant_add(b"u", 7100, 7109) + fv(9, 1000)), 4)
+    attach = frame(req(3, 17, fl(1, b"a")), 4)
+    attach_u = frame(req(3, 17, fl(1, b"u")), 4)
+    ctx = frame(req(4, 18, b""), 4)
+    bind = frame(req(5, 19, fv(1, 7000)), 4)
+    setw = frame(req(6, 11, fl(1, b"a") + varint(2 << 3 | 1) + struct.pack("<d", 3.0)), 4)
+    scrib = b"\0" + b"\0\0\0\0" + b"\xff" * 59
+    write("ctl_conn", "session",
+          crec(0, add) + crec(0, add_u) + crec(1, attach) + crec(1, ctx) + crec(1, ctx) +
+          crec(1, bind) + crec(2, attach_u) + crec(2, ctx) + crec(4, b"") +
+          crec(3, scrib) + crec(4, b"") + crec(1, setw) + crec(0, setw) +
+          crec(0x84, b"") + crec(1, attach) + crec(4, b""))
+
+
+if __name__ == "__main__":
+    main()
