@@ -56,7 +56,9 @@ def test_a_scribbling_app_cannot_crash_the_daemon_or_reach_a_neighbour(
             assert echo_ok(s, base, 5)
             daemon.hgctl("tenant", "list", "--json")
             daemon.stats()
-        assert evil.wait(10) == 0
+        # the scribbler's own exit status is its business (an ASan build
+        # reports the attachment it never detached); the daemon's is ours
+        evil.wait(10)
         assert daemon.proc.poll() is None, daemon.logtext()
         assert echo_ok(s, base)
     finally:
