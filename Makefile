@@ -48,7 +48,7 @@ CLIENT_CORE_O := $(patsubst %.S,$(OBJ)/pic/%.o,$(CLIENT_SRC:%.c=$(OBJ)/pic/%.o))
 CLIENT_O   := $(CLIENT_CORE_O) $(OBJ)/pic/gen/hgctl.pb-c.o \
 	      $(OBJ)/pic/proto/ctl_frame.o
 
-TARGETS := $(BIN)/hourglassd $(BIN)/hgctl $(BIN)/hgload $(BIN)/hg-echo \
+TARGETS := $(BIN)/hourglassd $(BIN)/hgctl $(BIN)/hgload $(BIN)/hg-echo $(BIN)/hg-idle \
 	   $(LIB)/libhgclient.so $(LIB)/libhgclient.a
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -124,12 +124,17 @@ $(BIN)/hg-echo: $(OBJ)/tools/hg_echo.o $(LIB)/libhgclient.a
 	$(call say,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lprotobuf-c -lpthread
 
+$(BIN)/hg-idle: $(OBJ)/tools/hg_idle.o $(LIB)/libhgclient.a
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lprotobuf-c -lpthread
+
 # ---- tests ----
 
 # the pure-logic pieces, linked without EAL
-UNIT_LINK := $(OBJ)/fastpath/parse.o $(OBJ)/fastpath/bufpart.o \
+UNIT_LINK := $(OBJ)/fastpath/parse.o $(OBJ)/fastpath/bufpart.o $(OBJ)/fastpath/dp.o \
 	$(OBJ)/fastpath/drops.o $(OBJ)/fastpath/budget.o \
-	$(OBJ)/slowpath/config.o $(OBJ)/slowpath/refill.o \
+	$(OBJ)/slowpath/config.o $(OBJ)/slowpath/refill.o $(OBJ)/slowpath/credit.o \
 	$(OBJ)/slowpath/arena.o $(OBJ)/slowpath/region.o \
 	$(OBJ)/slowpath/timer.o $(PROTO_O)
 

@@ -13,6 +13,8 @@
 
 #include <stdint.h>
 
+#include "tset.h"
+
 /* One tenant's budget on one core. granted has a cache line of its own:
  * the slow path rewrites it every refill and must not steal the line the
  * core's counters live on. */
@@ -34,31 +36,6 @@ hg_budget_charge(struct hg_budget *b, uint64_t cycles)
 	__atomic_store_n(&b->consumed, b->consumed + cycles, __ATOMIC_RELAXED);
 }
 
-/* Which of the tenants with work a point may serve now: the funded ones;
- * if none of them has work, the unfunded ones (work conservation). With
- * protection off every tenant with work is eligible. */
-static inline uint32_t
-hg_drr_eligible(uint32_t work, uint32_t funded, int protect)
-{
-	if (!protect || (work & funded) == 0)
-		return work;
-	return work & funded;
-}
-
-/* The next tenant of mask at or after rr, round robin over 32 slots;
- * -1 when mask is empty. */
-static inline int
-hg_drr_next(uint32_t mask, unsigned rr)
-{
-	uint32_t rot;
-
-	if (mask == 0)
-		return -1;
-	rr &= 31;
-	rot = rr ? (mask >> rr) | (mask << (32 - rr)) : mask;
-	return (int)((rr + (unsigned)__builtin_ctz(rot)) & 31);
-}
-
 /* xorshift64*: cheap, per-core state, good enough to split slack. */
 static inline uint64_t
 hg_rand(uint64_t *s)
@@ -72,28 +49,28 @@ hg_rand(uint64_t *s)
 	return x * 0x2545F4914F6CDD1Dull;
 }
 
-/* Picks a tenant of mask with probability proportional to its weight
+/* Picks a member of s with probability proportional to its weight
  * (weight_q: weights in hundredths). Used for slack, the time no funded
  * tenant wants: round robin would hand it to whoever comes after the
  * heaviest tenant, i.e. mostly to the light ones; a weighted draw splits
- * it by weight, so a saturated core is shared by weight overall. */
+ * it by weight, so a saturated core is shared by weight overall. Two
+ * walks over s: O(members). */
 static inline int
-hg_lottery(uint32_t mask, const uint32_t *weight_q, uint64_t *rng)
+hg_lottery(const struct hg_tset *s, const uint32_t *weight_q, uint64_t *rng)
 {
 	uint64_t sum = 0, x;
-	uint32_t m;
+	int t;
 
-	for (m = mask; m != 0; m &= m - 1)
-		sum += weight_q[__builtin_ctz(m)] ? weight_q[__builtin_ctz(m)] : 1;
+	HG_TSET_FOREACH(t, s)
+		sum += weight_q[t] ? weight_q[t] : 1;
 	if (sum == 0)
 		return -1;
 	x = hg_rand(rng) % sum;
-	for (m = mask; m != 0; m &= m - 1) {
-		unsigned t = (unsigned)__builtin_ctz(m);
+	HG_TSET_FOREACH(t, s) {
 		uint64_t w = weight_q[t] ? weight_q[t] : 1;
 
 		if (x < w)
-			return (int)t;
+			return t;
 		x -= w;
 	}
 	return -1;

@@ -26,8 +26,8 @@
 #include "budget.h"
 #include "bufpart.h"
 #include "session.h"
+#include "tset.h"
 
-#define HG_MAX_TENANTS  32u	/* one bit each in the 32-bit masks below */
 #define HG_BATCH        32u
 #define HG_RX_BURSTS    2u	/* RX bursts per pass while they come full */
 #define HG_PEND_SIZE    256u	/* validated TX descriptors per tenant and core */
@@ -84,11 +84,12 @@ extern const char *const hg_tenant_drop_names[HG_TDROP_N];
 enum hg_tenant_state { HG_TENANT_FREE, HG_TENANT_ACTIVE, HG_TENANT_DYING };
 enum hg_idle_mode { HG_IDLE_POLL, HG_IDLE_YIELD, HG_IDLE_SLEEP };
 
-/* Port map entry: 0 = no tenant; low byte tenant slot + 1; second byte the
- * bound app slot + 1 (0 = owned but not bound). */
-#define HG_PORT_TENANT(e) ((int)((e) & 0xff) - 1)
-#define HG_PORT_APP(e)    ((int)(((e) >> 8) & 0xff) - 1)
-#define HG_PORT_ENTRY(t, a) ((uint32_t)((t) + 1) | (uint32_t)((a) + 1) << 8)
+/* Port map entry: 0 = no tenant; low 16 bits tenant slot + 1; high 16 bits
+ * the bound app slot + 1 (0 = owned but not bound). */
+#define HG_PORT_TENANT(e) ((int)((e) & 0xffff) - 1)
+#define HG_PORT_APP(e)    ((int)(((e) >> 16) & 0xffff) - 1)
+#define HG_PORT_ENTRY(t, a) ((uint32_t)((t) + 1) | (uint32_t)((a) + 1) << 16)
+_Static_assert(HG_MAX_TENANTS < 0xffff && HG_MAX_APPS < 0xffff, "port map entry");
 
 /* The contexts an app's bound ports steer to. */
 struct hg_app_route {
@@ -137,6 +138,9 @@ struct hg_fp_tenant {
 	uint64_t drops[HG_TDROP_N];
 	uint64_t sched_avg;		/* EWMA of SCHED cycles per datagram */
 	uint64_t credit_updates;	/* explicit credit messages sent */
+	uint64_t burst;			/* RX burst this tenant was last seen in */
+	uint32_t burst_funded;		/* ... and whether it had budget then */
+	uint32_t tx_idle;		/* empty TX polls since it was hot */
 	struct hg_bufpart bufs;
 	uint32_t pend_head, pend_tail;	/* FIFO of validated SEND descriptors */
 	struct hg_desc pend[HG_PEND_SIZE];
@@ -146,8 +150,9 @@ enum hg_cmd_op { HG_CMD_RECLAIM_APP = 1, HG_CMD_RELEASE_TENANT = 2 };
 
 struct hg_cmd {
 	uint16_t op;
-	uint8_t tenant;
-	uint8_t app;
+	uint16_t tenant;
+	uint16_t app;
+	uint16_t pad;
 };
 
 struct hg_fp_core {
@@ -158,15 +163,26 @@ struct hg_fp_core {
 	uint64_t cmd_done;		/* commands processed, atomic */
 	uint64_t unattributed;		/* cycles that belong to no tenant */
 	uint64_t busy_passes, idle_passes;
+	uint64_t busy_cycles;		/* TSC spent in passes that did work */
+	uint64_t pmd_cycles;		/* TSC spent in the PMD's burst calls */
+	uint64_t busy_pmd_cycles;	/* ... in passes that did work */
 	uint64_t rx_pkts, tx_pkts;
 	uint64_t drops[HG_DROP_N];
 	uint32_t sched_rr;		/* next tenant SCHED looks at */
 	uint32_t tx_rr;			/* first tenant TX polls */
+	uint32_t sweep;			/* next tenant the cold sweep looks at */
+	uint32_t unswept;		/* tenants to sweep before sleeping */
 	uint64_t rng;			/* for splitting slack by weight */
+	uint64_t burst;			/* RX bursts so far */
 	struct hg_sessions *sess;	/* RPC sessions seen on this core */
-	uint32_t pend_mask;		/* tenants with pending TX work here */
 	uint16_t ip_id;
-	struct hg_fp_tenant t[HG_MAX_TENANTS];
+	struct hg_tset pend;		/* tenants with pending TX work here */
+	struct hg_tset hot;		/* tenants TX polls on every pass */
+	/* tenants this core worked for since the slow path last looked
+	 * (hg_aset_mark here, hg_aset_take there) */
+	struct hg_tset touched __rte_cache_aligned;
+	/* HG_MAX_TENANTS entries, zero pages until a tenant is used */
+	struct hg_fp_tenant *t;
 } __rte_cache_aligned;
 
 /* Settings the fast path reads live (written by the slow path). */
@@ -186,7 +202,8 @@ struct hg_dp {
 	volatile int quit;
 	struct hg_live live;
 	uint32_t tstate[HG_MAX_TENANTS];	/* enum hg_tenant_state, atomic */
-	uint32_t active_mask;		/* bit t set while tenant t is ACTIVE */
+	struct hg_tset active;		/* tenants while ACTIVE (hg_aset_) */
+	uint32_t n_active;		/* members of active, atomic */
 	uint32_t weight_q[HG_MAX_TENANTS];	/* weights in hundredths, atomic */
 	uint64_t extra_cycles[HG_MAX_TENANTS];	/* synthetic work per datagram */
 	uint64_t cap[HG_MAX_TENANTS];		/* budget caps, atomic */
@@ -218,19 +235,19 @@ hg_charge(struct hg_fp_tenant *ft, enum hg_point pt, uint64_t cycles,
 		hg_budget_charge(&ft->bud, cycles);
 }
 
-/* Tenants of mask with budget left on this core. */
-static inline uint32_t
-hg_funded(const struct hg_fp_core *c, uint32_t mask)
+/* Everything a core does for tenant t goes through here once per batch:
+ * the slow path's per-tick work follows these marks, so its cost grows
+ * with the tenants that had work, not with the tenants that exist. */
+static inline void
+hg_touch(struct hg_fp_core *c, unsigned t)
 {
-	uint32_t funded = 0, m;
+	hg_aset_mark(&c->touched, t);
+}
 
-	for (m = mask; m != 0; m &= m - 1) {
-		unsigned t = (unsigned)__builtin_ctz(m);
-
-		if (hg_budget_left(&c->t[t].bud) > 0)
-			funded |= 1u << t;
-	}
-	return funded;
+static inline int
+hg_funded(const struct hg_fp_core *c, unsigned t)
+{
+	return hg_budget_left(&c->t[t].bud) > 0;
 }
 
 static inline int
@@ -262,11 +279,17 @@ void hg_rpc_response(struct hg_dp *dp, struct hg_fp_core *c, int t,
 unsigned hg_rpc_scan(struct hg_dp *dp, struct hg_fp_core *c);
 void hg_rpc_forget_tenant(struct hg_fp_core *c, int t);
 
+/* The daemon state for n_cores fast-path cores, zeroed (dp.c). */
+struct hg_dp *hg_dp_new(uint32_t n_cores);
+void hg_dp_free(struct hg_dp *dp);
+
 /* fastpath entry points */
 int hg_fp_loop(void *arg);			/* lcore main, arg = hg_fp_core */
 void hg_fp_set_dp(struct hg_dp *dp);
 unsigned hg_fp_rx(struct hg_dp *dp, struct hg_fp_core *c);
 unsigned hg_fp_tx(struct hg_dp *dp, struct hg_fp_core *c);
+/* Looks at up to max cold tenants' transmit rings (tx.c). */
+unsigned hg_fp_sweep(struct hg_dp *dp, struct hg_fp_core *c, unsigned max);
 unsigned hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c);
 /* Runs the slow path's commands waiting on the core's ring. */
 void hg_fp_commands(struct hg_fp_core *c);

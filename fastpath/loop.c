@@ -16,6 +16,7 @@
 #define HG_CMD_EVERY      1024u
 #define HG_IDLE_SPIN      64u	/* empty passes before sleeping */
 #define HG_IDLE_SLEEP_MAX 1000u	/* µs */
+#define HG_SWEEP_IDLE     256u	/* cold tenants swept per empty pass */
 
 static struct hg_dp *g_dp;
 
@@ -34,20 +35,22 @@ release_tenant(struct hg_fp_tenant *ft)
 void
 hg_fp_commands(struct hg_fp_core *c)
 {
-	struct hg_cmd cmd[8];
+	struct hg_cmd cmd[32];
 	unsigned i, n;
 
 	n = rte_ring_sc_dequeue_burst_elem(c->cmd, cmd, sizeof(cmd[0]),
 					   RTE_DIM(cmd), NULL);
 	for (i = 0; i < n; i++) {
-		struct hg_fp_tenant *ft = &c->t[cmd[i].tenant % HG_MAX_TENANTS];
+		unsigned t = cmd[i].tenant % HG_MAX_TENANTS;
+		struct hg_fp_tenant *ft = &c->t[t];
 
-		if (cmd[i].op == HG_CMD_RECLAIM_APP)
+		if (cmd[i].op == HG_CMD_RECLAIM_APP) {
 			hg_bufpart_reclaim(&ft->bufs, cmd[i].app + 1);
-		else if (cmd[i].op == HG_CMD_RELEASE_TENANT) {
+		} else if (cmd[i].op == HG_CMD_RELEASE_TENANT) {
 			release_tenant(ft);
-			hg_rpc_forget_tenant(c, cmd[i].tenant % HG_MAX_TENANTS);
-			c->pend_mask &= ~(1u << (cmd[i].tenant % HG_MAX_TENANTS));
+			hg_rpc_forget_tenant(c, (int)t);
+			hg_tset_del(&c->pend, t);
+			hg_tset_del(&c->hot, t);
 		}
 	}
 	if (n > 0)
@@ -56,7 +59,10 @@ hg_fp_commands(struct hg_fp_core *c)
 
 /* Backs off when there is no work: spin briefly, then yield or sleep with
  * a growing interval, as --idle says. Only reached on a pass that did
- * nothing, so the syscalls here never delay a packet already received. */
+ * nothing, so the syscalls here never delay a packet already received;
+ * and never before the cold sweep has looked at every tenant since the
+ * last nap, so an app that sends first waits one nap, not one per slice
+ * of tenants. */
 static void
 idle(struct hg_fp_core *c, unsigned *empty)
 {
@@ -64,10 +70,11 @@ idle(struct hg_fp_core *c, unsigned *empty)
 	unsigned us;
 
 	c->idle_passes++;
-	if (mode == HG_IDLE_POLL || ++*empty < HG_IDLE_SPIN) {
+	if (mode == HG_IDLE_POLL || c->unswept > 0 || ++*empty < HG_IDLE_SPIN) {
 		rte_pause();
 		return;
 	}
+	c->unswept = __atomic_load_n(&g_dp->n_active, __ATOMIC_RELAXED);
 	if (mode == HG_IDLE_YIELD) {
 		sched_yield();
 		return;
@@ -82,12 +89,19 @@ hg_fp_loop(void *arg)
 	struct hg_fp_core *c = arg;
 	struct hg_dp *dp = g_dp;
 	unsigned work, empty = 0, since_cmd = 0;
+	uint64_t t0, pmd0;
 
 	while (!dp->quit) {
+		t0 = rte_rdtsc();
+		pmd0 = c->pmd_cycles;
 		work = hg_fp_rx(dp, c);
 		work += hg_fp_tx(dp, c);
 		work += hg_fp_sched(dp, c);
 		if (work > 0) {
+			/* everything a busy pass cost, attributed or not: what
+			 * idle tenants would add to each request shows here */
+			c->busy_cycles += rte_rdtsc() - t0;
+			c->busy_pmd_cycles += c->pmd_cycles - pmd0;
 			c->busy_passes++;
 			empty = 0;
 			if (++since_cmd < HG_CMD_EVERY)
@@ -96,6 +110,8 @@ hg_fp_loop(void *arg)
 		since_cmd = 0;
 		hg_fp_commands(c);
 		work += hg_rpc_scan(dp, c);
+		if (work == 0)
+			work = hg_fp_sweep(dp, c, HG_SWEEP_IDLE);
 		if (work == 0)
 			idle(c, &empty);
 	}

@@ -26,7 +26,7 @@ static struct hg_session *
 lookup(struct hg_sessions *ss, int t, uint32_t ip, uint16_t port, uint32_t id)
 {
 	struct hg_sess_key k = { .ip = ip, .id = id, .port = port,
-				 .tenant = (uint8_t)t };
+				 .tenant = (uint16_t)t };
 	int32_t pos = rte_hash_lookup(ss->h, &k);
 
 	return pos >= 0 ? &ss->s[pos] : NULL;
@@ -38,7 +38,7 @@ create(struct hg_sessions *ss, int t, uint32_t ip, uint16_t port, uint32_t id,
        uint16_t local_port)
 {
 	struct hg_sess_key k = { .ip = ip, .id = id, .port = port,
-				 .tenant = (uint8_t)t };
+				 .tenant = (uint16_t)t };
 	int32_t pos = rte_hash_add_key(ss->h, &k);
 	struct hg_session *s;
 
@@ -51,7 +51,7 @@ create(struct hg_sessions *ss, int t, uint32_t ip, uint16_t port, uint32_t id,
 	s = &ss->s[pos];
 	*s = (struct hg_session){ .ip = ip, .id = id, .port = port,
 				  .local_port = local_port, .window = 1,
-				  .tenant = (uint8_t)t, .used = 1,
+				  .tenant = (uint16_t)t, .used = 1,
 				  .live_idx = ss->n_live };
 	ss->live[ss->n_live++] = (uint32_t)pos;
 	ss->issued[t] += 1;

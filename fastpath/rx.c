@@ -47,20 +47,55 @@ steer(struct hg_fp_core *c, const struct hg_tenant *tn, const struct hg_app_rout
 struct rx_gate {
 	int protect;		/* protection on: bill funded tenants */
 	int drop;		/* ... and rx-overbudget drop */
-	uint32_t funded;	/* tenants with budget at the burst's start */
-	uint32_t busy;		/* tenants with work: pending TX or in this burst */
+	int funded_busy;	/* a funded tenant has work: pending TX at the
+				 * burst's start (known once it matters) or a
+				 * datagram in this burst */
+	int pend_checked;	/* funded_busy looked at the pending ones */
 };
 
+/* Was tenant t funded when the burst first met it? Budgets are read once
+ * per tenant and burst (ft->burst), so a burst costs O(its tenants). */
 static int
-over_budget(struct rx_gate *g, const struct hg_fp_tenant *ft, int t)
+burst_funded(struct hg_fp_core *c, struct hg_fp_tenant *ft, unsigned t)
 {
-	uint32_t bit = 1u << t;
+	if (ft->burst != c->burst) {
+		ft->burst = c->burst;
+		ft->burst_funded = (uint32_t)hg_funded(c, t);
+	}
+	return (int)ft->burst_funded;
+}
 
+/* Does a tenant with pending TX work here have budget left? Walks the
+ * pending set once per burst, only when an unfunded tenant's drop hangs
+ * on it. */
+static int
+pend_funded(struct hg_fp_core *c, struct rx_gate *g)
+{
+	int t;
+
+	if (g->pend_checked)
+		return g->funded_busy;
+	g->pend_checked = 1;
+	HG_TSET_FOREACH(t, &c->pend)
+		if (burst_funded(c, &c->t[t], (unsigned)t)) {
+			g->funded_busy = 1;
+			break;
+		}
+	return g->funded_busy;
+}
+
+static int
+over_budget(struct hg_fp_core *c, struct rx_gate *g, struct hg_fp_tenant *ft,
+	    int t)
+{
 	if (!g->drop)
 		return 0;
-	g->busy |= bit;
-	return !(g->funded & bit) && ft->pend_tail - ft->pend_head >= HG_BATCH &&
-	       (g->busy & g->funded & ~bit) != 0;
+	if (burst_funded(c, ft, (unsigned)t)) {
+		g->funded_busy = 1;
+		return 0;
+	}
+	/* t is unfunded, so any funded tenant with work is another one */
+	return ft->pend_tail - ft->pend_head >= HG_BATCH && pend_funded(c, g);
 }
 
 /* Drops a datagram of tenant t after its RPC request was admitted: the
@@ -102,7 +137,7 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 	tn = &dp->tenant[t];
 	ft = &c->t[t];
 	*learn = app >= 0;
-	if (over_budget(g, ft, t)) {
+	if (over_budget(c, g, ft, t)) {
 		ft->drops[HG_TDROP_OVER_BUDGET]++;
 		return t;
 	}
@@ -133,7 +168,11 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 				     sizeof(d)) != 0) {
 		hg_bufpart_put(&ft->bufs, buf);
 		rx_drop(ft, s, HG_TDROP_RING_FULL);
+		return t;
 	}
+	/* its answer follows: poll its transmit rings from now on */
+	ft->tx_idle = 0;
+	hg_tset_add(&c->hot, (unsigned)t);
 	return t;
 }
 
@@ -222,17 +261,16 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c)
 
 	n = rte_eth_rx_burst(dp->port_id, c->idx, pkts, HG_BATCH);
 	t = rte_rdtsc();
+	c->pmd_cycles += t - t0;
 	if (n == 0) {
 		c->unattributed += t - t0;
 		return 0;
 	}
 	c->rx_pkts += n;
+	c->burst++;
 	if (hg_protecting(dp)) {
 		g.protect = 1;
 		g.drop = __atomic_load_n(&dp->live.rx_drop, __ATOMIC_RELAXED) != 0;
-		g.funded = hg_funded(c, __atomic_load_n(&dp->active_mask,
-							 __ATOMIC_ACQUIRE));
-		g.busy = c->pend_mask;
 	}
 	/* the burst's NIC cost belongs to its packets: split it evenly */
 	share = (t - t0) / n;
@@ -242,11 +280,14 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c)
 		tenant = rx_one(dp, c, pkts[i], replies, &n_rep, t, &g);
 		now = rte_rdtsc();
 		if (tenant >= 0) {
-			int billed = g.protect && (g.funded & (1u << tenant));
+			struct hg_fp_tenant *ft = &c->t[tenant];
+			int billed = g.protect &&
+				     burst_funded(c, ft, (unsigned)tenant);
 
-			hg_charge(&c->t[tenant], HG_PT_RX, now - t + share, 1, billed);
-			c->t[tenant].unfunded[HG_PT_RX] += g.protect && !billed;
-			c->t[tenant].nic_cycles[HG_PT_RX] += share;
+			hg_charge(ft, HG_PT_RX, now - t + share, 1, billed);
+			ft->unfunded[HG_PT_RX] += g.protect && !billed;
+			ft->nic_cycles[HG_PT_RX] += share;
+			hg_touch(c, (unsigned)tenant);
 		} else {
 			c->unattributed += now - t + share;
 		}

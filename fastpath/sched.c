@@ -19,6 +19,7 @@ hg_fp_xmit(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf **m,
 	uint64_t t1 = rte_rdtsc();
 
 	c->tx_pkts += sent;
+	c->pmd_cycles += t1 - t0;
 	if (sent < n) {
 		*drop_ctr += n - sent;
 		rte_pktmbuf_free_bulk(m + sent, n - sent);
@@ -116,17 +117,15 @@ sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 }
 
 /* How many datagrams tenant t may send now. Batches are sized to the
- * budget (or, for slack, the cap) only while another tenant is active on
- * the core: a lone tenant delays nobody and keeps full bursts. */
+ * budget (or, for slack, the cap) only while another tenant is active:
+ * a lone tenant delays nobody and keeps full bursts. */
 static unsigned
 batch_room(const struct hg_dp *dp, const struct hg_fp_core *c, int t,
 	   int protect, int slack, unsigned room)
 {
 	const struct hg_fp_tenant *ft = &c->t[t];
-	uint32_t others = __atomic_load_n(&dp->active_mask, __ATOMIC_RELAXED) &
-			  ~(1u << t);
 
-	if (!protect || others == 0)
+	if (!protect || __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) < 2)
 		return room;
 	return hg_batch_size(slack ? (int64_t)__atomic_load_n(&dp->cap[t],
 							      __ATOMIC_RELAXED)
@@ -134,68 +133,83 @@ batch_room(const struct hg_dp *dp, const struct hg_fp_core *c, int t,
 			     ft->sched_avg, room);
 }
 
-/* The next tenant to serve: round robin among funded ones (or all, with
- * protection off); a weighted draw when only unfunded ones have work. */
-static int
-pick(struct hg_dp *dp, struct hg_fp_core *c, uint32_t elig, int slack)
+/* Serves one batch of tenant t and bills it; returns datagrams sent. */
+static unsigned
+serve(struct hg_dp *dp, struct hg_fp_core *c, int t, int protect, int funded,
+      int slack, unsigned room)
 {
-	if (slack)
-		return hg_lottery(elig, dp->weight_q, &c->rng);
-	return hg_drr_next(elig, c->sched_rr);
+	struct hg_fp_tenant *ft = &c->t[t];
+	uint64_t nic0 = ft->nic_cycles[HG_PT_SCHED], t0 = rte_rdtsc(), t1;
+	unsigned n;
+
+	if (__atomic_load_n(&dp->tstate[t], __ATOMIC_ACQUIRE) != HG_TENANT_ACTIVE) {
+		/* dying: the RELEASE command drops its queue */
+		hg_tset_del(&c->pend, (unsigned)t);
+		return 0;
+	}
+	n = sched_tenant(dp, c, &dp->tenant[t], ft,
+			 batch_room(dp, c, t, protect, slack, room));
+	if (ft->pend_head == ft->pend_tail)
+		hg_tset_del(&c->pend, (unsigned)t);
+	t1 = rte_rdtsc();
+	/* the tenant's own cost per datagram: the PMD's per-burst cost would
+	 * make small batches look dear and keep them small */
+	if (n > 0)
+		ft->sched_avg = hg_cost_avg(ft->sched_avg,
+			t1 - t0 - (ft->nic_cycles[HG_PT_SCHED] - nic0), n);
+	hg_charge(ft, HG_PT_SCHED, t1 - t0, n, protect && funded);
+	ft->unfunded[HG_PT_SCHED] += protect && !funded;
+	hg_touch(c, (unsigned)t);
+	return n;
 }
 
-/* Deficit round robin over the tenants with pending work: funded ones
- * first, each for one batch sized to its budget (hg_batch_size), whose
- * overrun becomes debt; the
- * unfunded ones only if no funded tenant has work here, and then one
- * weighted-lottery winner per pass: serving every unfunded tenant's queue
- * at once would hand an overloaded core out in arrival order, whatever
- * the weights. */
+/* Does any tenant with pending work here have budget left? */
+static int
+any_funded(const struct hg_fp_core *c)
+{
+	int t;
+
+	HG_TSET_FOREACH(t, &c->pend)
+		if (hg_funded(c, (unsigned)t))
+			return 1;
+	return 0;
+}
+
+/* Deficit round robin over the tenants with pending work, one lap from
+ * sched_rr: funded ones (every one with protection off), each for one
+ * batch sized to its budget (hg_batch_size), whose overrun becomes debt;
+ * the unfunded ones are passed over (throttled). If no funded tenant has
+ * work here, one weighted-lottery winner takes the pass: serving every
+ * unfunded tenant's queue at once would hand an overloaded core out in
+ * arrival order, whatever the weights. Walks only the tenants with
+ * pending work. */
 unsigned
 hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c)
 {
-	int protect = hg_protecting(dp), slack, t;
-	uint32_t funded, elig, m;
-	unsigned n, sent = 0;
-	uint64_t t0, t1;
+	int protect = hg_protecting(dp), t, f;
+	unsigned sent = 0, n, start;
 
-	if (c->pend_mask == 0)
+	if (hg_tset_empty(&c->pend))
 		return 0;
-	funded = protect ? hg_funded(c, c->pend_mask) : c->pend_mask;
-	elig = hg_drr_eligible(c->pend_mask, funded, protect);
-	slack = protect && (elig & funded) == 0;
-	for (m = c->pend_mask & ~elig; m != 0; m &= m - 1)
-		c->t[__builtin_ctz(m)].throttles[HG_PT_SCHED]++;
-	while (sent < HG_BATCH && (t = pick(dp, c, elig, slack)) >= 0) {
-		struct hg_fp_tenant *ft = &c->t[t];
-
-		elig &= ~(1u << t);
-		c->sched_rr = (unsigned)t + 1;
-		uint64_t nic0 = ft->nic_cycles[HG_PT_SCHED];
-
-		t0 = rte_rdtsc();
-		if (__atomic_load_n(&dp->tstate[t], __ATOMIC_ACQUIRE) !=
-		    HG_TENANT_ACTIVE) {
-			/* dying: the RELEASE command drops its queue */
-			c->pend_mask &= ~(1u << t);
-			continue;
+	if (protect && !any_funded(c)) {
+		t = hg_lottery(&c->pend, dp->weight_q, &c->rng);
+		return t < 0 ? 0 : serve(dp, c, t, 1, 0, 1, HG_BATCH);
+	}
+	start = c->sched_rr % HG_MAX_TENANTS;
+	for (t = hg_tset_next(&c->pend, start); t >= 0 && sent < HG_BATCH;
+	     t = hg_tset_lap_next(&c->pend, t, start)) {
+		f = !protect || hg_funded(c, (unsigned)t);
+		if (!f) {
+			c->t[t].throttles[HG_PT_SCHED]++;
+		} else {
+			c->sched_rr = (unsigned)t + 1;
+			n = serve(dp, c, t, protect, 1, 0, HG_BATCH - sent);
+			sent += n;
+			/* nothing sent and still pending: out of mbufs
+			 * (counted, retried next pass) */
+			if (n == 0 && hg_tset_has(&c->pend, (unsigned)t))
+				break;
 		}
-		n = sched_tenant(dp, c, &dp->tenant[t], ft,
-				 batch_room(dp, c, t, protect, slack, HG_BATCH - sent));
-		if (ft->pend_head == ft->pend_tail)
-			c->pend_mask &= ~(1u << t);
-		t1 = rte_rdtsc();
-		/* the tenant's own cost per datagram: the PMD's per-burst cost
-		 * would make small batches look dear and keep them small */
-		if (n > 0)
-			ft->sched_avg = hg_cost_avg(ft->sched_avg,
-				t1 - t0 - (ft->nic_cycles[HG_PT_SCHED] - nic0), n);
-		hg_charge(ft, HG_PT_SCHED, t1 - t0, n,
-			  protect && (funded & (1u << t)));
-		ft->unfunded[HG_PT_SCHED] += protect && !(funded & (1u << t));
-		sent += n;
-		if (n == 0 || slack)
-			break;	/* out of mbufs (counted, retried), or slack */
 	}
 	return sent;
 }

@@ -12,6 +12,8 @@
 
 #include <rte_hash.h>
 
+#include "tset.h"
+
 #define HG_SESSIONS      16384u	/* per fast-path core */
 #define HG_SESSION_IDLE  1u	/* seconds without traffic before expiry */
 #define HG_SESSION_STUCK 10u	/* the same with requests still out: the
@@ -28,8 +30,8 @@ struct hg_session {
 	uint16_t window;	/* credits granted: requests it may have out */
 	uint16_t outstanding;	/* admitted, not yet answered */
 	uint16_t demand;	/* queued at the client, as it last said */
-	uint8_t tenant;
-	uint8_t used;
+	uint16_t tenant;
+	uint16_t used;
 	uint32_t live_idx;	/* where it sits in hg_sessions.live */
 };
 
@@ -37,8 +39,7 @@ struct hg_sess_key {
 	uint32_t ip;
 	uint32_t id;
 	uint16_t port;
-	uint8_t tenant;
-	uint8_t pad;
+	uint16_t tenant;
 };
 
 /* The scan walks the live list, not the table: the hash hands out slots
@@ -48,8 +49,9 @@ struct hg_sessions {
 	struct rte_hash *h;
 	uint32_t scan;				/* next live entry the scan looks at */
 	uint32_t n_live;
-	int64_t issued[32];			/* sum of windows, per tenant */
-	uint32_t count[32], drained[32];	/* sessions, with window 0 */
+	int64_t issued[HG_MAX_TENANTS];		/* sum of windows, per tenant */
+	uint32_t count[HG_MAX_TENANTS];		/* sessions */
+	uint32_t drained[HG_MAX_TENANTS];	/* ... with window 0 */
 	uint32_t live[HG_SESSIONS];		/* slots in use, in any order */
 	struct hg_session s[HG_SESSIONS];
 };

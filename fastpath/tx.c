@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * TX intervention point: poll each tenant's transmit rings on this core,
- * validate every descriptor, admit SENDs to the tenant's pending queue and
- * take FREEd buffers back; keep each context's fill ring stocked.
+ * TX intervention point: poll the transmit rings of the hot tenants on
+ * this core (those with recent work), validate every descriptor, admit
+ * SENDs to the tenant's pending queue and take FREEd buffers back; keep
+ * each context's fill ring stocked. A bounded sweep over the cold tenants
+ * finds the ones that start sending, so a pass costs O(tenants with work)
+ * however many tenants sit idle.
  */
 #include <rte_ring_elem.h>
 
 #include "desc.h"
 #include "dp.h"
+
+#define HG_TX_COLD_AFTER 64u	/* empty polls before a hot tenant goes cold */
+#define HG_SWEEP_BUSY    2u	/* cold tenants the sweep looks at per pass */
 
 /* Admits one descriptor; a bad one is counted and, if the buffer is the
  * app's, the buffer is taken back so a buggy app cannot leak the pool. */
@@ -93,65 +99,131 @@ tx_pending(const struct hg_tenant *tn, unsigned core)
 	return 0;
 }
 
-/* Polls the tenants of mask in round-robin order from c->tx_rr; billed:
- * they are funded and protection is on. */
-static unsigned
-tx_pass(struct hg_dp *dp, struct hg_fp_core *c, uint32_t mask, int billed,
-	int slack)
+/* Does a cold tenant need TX on this core: a descriptor to take, or a
+ * fill ring to stock? An app that sends first waits for buffers, so an
+ * empty fill ring is work even while the transmit rings are empty. */
+static int
+tx_wanted(const struct hg_tenant *tn, unsigned core)
 {
-	unsigned rr = c->tx_rr, n, work = 0;
+	uint32_t k, n = __atomic_load_n(&tn->n_live, __ATOMIC_ACQUIRE);
+
+	for (k = 0; k < n && k < HG_MAX_CTX; k++) {
+		struct rte_ring *const *r = tn->ring[tn->live_ctx[k] % HG_MAX_CTX][core];
+
+		if (!rte_ring_empty(r[HG_RING_TX]) ||
+		    rte_ring_count(r[HG_RING_FILL]) < HG_FILL_TARGET / 2)
+			return 1;
+	}
+	return 0;
+}
+
+/* Polls one hot tenant; billed: it is funded and protection is on. A
+ * tenant whose rings stayed empty for HG_TX_COLD_AFTER polls goes cold:
+ * only the sweep looks at it then. */
+static unsigned
+tx_poll(struct hg_dp *dp, struct hg_fp_core *c, int t, int billed, int slack)
+{
+	struct hg_fp_tenant *ft = &c->t[t];
 	uint64_t t0 = rte_rdtsc(), t1;
+	unsigned n;
+
+	if (__atomic_load_n(&dp->tstate[t], __ATOMIC_ACQUIRE) != HG_TENANT_ACTIVE) {
+		hg_tset_del(&c->hot, (unsigned)t);
+		return 0;
+	}
+	n = tx_tenant(dp, c, &dp->tenant[t], ft);
+	if (ft->pend_tail != ft->pend_head)
+		hg_tset_add(&c->pend, (unsigned)t);
+	t1 = rte_rdtsc();
+	/* an empty poll is nobody's work */
+	if (n > 0) {
+		ft->tx_idle = 0;
+		hg_charge(ft, HG_PT_TX, t1 - t0, 0, billed);
+		ft->unfunded[HG_PT_TX] += (uint64_t)slack;
+		hg_touch(c, (unsigned)t);
+	} else {
+		c->unattributed += t1 - t0;
+		if (++ft->tx_idle >= HG_TX_COLD_AFTER)
+			hg_tset_del(&c->hot, (unsigned)t);
+	}
+	return n;
+}
+
+/* One lap over the hot tenants from tx_rr: the funded ones (funded = 1),
+ * or the unfunded ones (funded = 0), or all (protection off, -1). */
+static unsigned
+tx_lap(struct hg_dp *dp, struct hg_fp_core *c, int protect, int funded)
+{
+	unsigned start = c->tx_rr % HG_MAX_TENANTS, work = 0;
 	int t;
 
-	while ((t = hg_drr_next(mask, rr)) >= 0) {
-		struct hg_fp_tenant *ft = &c->t[t];
-
-		mask &= ~(1u << t);
-		rr = (unsigned)t + 1;
-		if (__atomic_load_n(&dp->tstate[t], __ATOMIC_ACQUIRE) !=
-		    HG_TENANT_ACTIVE)
+	for (t = hg_tset_next(&c->hot, start); t >= 0;
+	     t = hg_tset_lap_next(&c->hot, t, start)) {
+		if (funded >= 0 && hg_funded(c, (unsigned)t) != funded)
 			continue;
-		n = tx_tenant(dp, c, &dp->tenant[t], ft);
-		if (ft->pend_tail != ft->pend_head)
-			c->pend_mask |= 1u << t;
-		t1 = rte_rdtsc();
-		/* an empty poll is nobody's work */
-		if (n > 0) {
-			hg_charge(ft, HG_PT_TX, t1 - t0, 0, billed);
-			ft->unfunded[HG_PT_TX] += (uint64_t)slack;
-		} else {
-			c->unattributed += t1 - t0;
-		}
-		t0 = t1;
-		work += n;
+		work += tx_poll(dp, c, t, protect && funded == 1,
+				protect && funded == 0);
 	}
 	return work;
 }
 
-/* Funded tenants first; the others only when no funded tenant had work. */
+/* Counts a pass over the unfunded hot tenants that had work. */
+static void
+tx_throttle(struct hg_dp *dp, struct hg_fp_core *c)
+{
+	int t;
+
+	HG_TSET_FOREACH(t, &c->hot)
+		if (!hg_funded(c, (unsigned)t))
+			c->t[t].throttles[HG_PT_TX] +=
+				(uint64_t)tx_pending(&dp->tenant[t], c->idx);
+}
+
+/* The cold sweep: looks at up to max active tenants that are not hot,
+ * from where the last sweep stopped, and makes those with something on a
+ * transmit ring (or too little on a fill ring) hot. A tenant also turns
+ * hot when RX delivers to it (its answer follows), so the sweep only
+ * finds apps that send first. Returns the tenants it made hot: that is
+ * work, the loop must not nap on it. */
+unsigned
+hg_fp_sweep(struct hg_dp *dp, struct hg_fp_core *c, unsigned max)
+{
+	unsigned start = c->sweep % HG_MAX_TENANTS, i = 0, found = 0;
+	int t, last = -1;
+
+	for (t = hg_tset_next(&dp->active, start); t >= 0 && i < max;
+	     last = t, t = hg_tset_lap_next(&dp->active, t, start), i++) {
+		if (hg_tset_has(&c->hot, (unsigned)t) ||
+		    __atomic_load_n(&dp->tstate[t], __ATOMIC_ACQUIRE) !=
+			    HG_TENANT_ACTIVE ||
+		    !tx_wanted(&dp->tenant[t], c->idx))
+			continue;
+		c->t[t].tx_idle = 0;
+		hg_tset_add(&c->hot, (unsigned)t);
+		found++;
+	}
+	/* the next sweep goes on where this one stopped, or after the lap */
+	c->sweep = t >= 0 ? (unsigned)t : (unsigned)(last + 1);
+	c->unswept = c->unswept > i ? c->unswept - i : 0;
+	return found;
+}
+
+/* Funded tenants first; the others only when no funded tenant had work.
+ * Walks the hot tenants and a bounded slice of the cold ones. */
 unsigned
 hg_fp_tx(struct hg_dp *dp, struct hg_fp_core *c)
 {
-	uint32_t active = __atomic_load_n(&dp->active_mask, __ATOMIC_ACQUIRE);
-	uint32_t funded, m;
 	unsigned work;
 
 	if (!hg_protecting(dp)) {
-		work = tx_pass(dp, c, active, 0, 0);
+		work = tx_lap(dp, c, 0, -1);
 	} else {
-		funded = hg_funded(c, active);
-		work = tx_pass(dp, c, active & funded, 1, 0);
-		if (work == 0) {
-			work = tx_pass(dp, c, active & ~funded, 0, 1);
-		} else {
-			for (m = active & ~funded; m != 0; m &= m - 1) {
-				unsigned t = (unsigned)__builtin_ctz(m);
-
-				c->t[t].throttles[HG_PT_TX] +=
-					(uint64_t)tx_pending(&dp->tenant[t], c->idx);
-			}
-		}
+		work = tx_lap(dp, c, 1, 1);
+		if (work == 0)
+			work = tx_lap(dp, c, 1, 0);
+		else
+			tx_throttle(dp, c);
 	}
 	c->tx_rr++;
-	return work;
+	return work + hg_fp_sweep(dp, c, HG_SWEEP_BUSY);
 }

@@ -11,22 +11,34 @@
 
 #define HG_CTL_TIMEOUT_MS 10000
 
-int64_t
-hg_frame_len(const uint8_t p[4])
+static int64_t
+prefix_len(const uint8_t p[4], uint32_t max)
 {
 	uint32_t n = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
 		     (uint32_t)p[2] << 8 | p[3];
 
-	return (n == 0 || n > HG_CTL_MAX_FRAME) ? -1 : (int64_t)n;
+	return (n == 0 || n > max) ? -1 : (int64_t)n;
+}
+
+int64_t
+hg_frame_len(const uint8_t p[4])
+{
+	return prefix_len(p, HG_CTL_MAX_FRAME);
+}
+
+int64_t
+hg_frame_reply_len(const uint8_t p[4])
+{
+	return prefix_len(p, HG_CTL_MAX_REPLY);
 }
 
 static size_t
-frame(size_t n, uint8_t **out, size_t (*pack)(const void *, uint8_t *),
-      const void *msg)
+frame(size_t n, size_t max, uint8_t **out,
+      size_t (*pack)(const void *, uint8_t *), const void *msg)
 {
 	uint8_t *buf;
 
-	if (n == 0 || n > HG_CTL_MAX_FRAME)
+	if (n == 0 || n > max)
 		return 0;
 	buf = malloc(n + 4);
 	if (buf == NULL)
@@ -55,13 +67,15 @@ pack_rsp(const void *m, uint8_t *b)
 size_t
 hg_frame_request(const Hg__Request *req, uint8_t **out)
 {
-	return frame(hg__request__get_packed_size(req), out, pack_req, req);
+	return frame(hg__request__get_packed_size(req), HG_CTL_MAX_FRAME, out,
+		     pack_req, req);
 }
 
 size_t
 hg_frame_response(const Hg__Response *rsp, uint8_t **out)
 {
-	return frame(hg__response__get_packed_size(rsp), out, pack_rsp, rsp);
+	return frame(hg__response__get_packed_size(rsp), HG_CTL_MAX_REPLY, out,
+		     pack_rsp, rsp);
 }
 
 int
@@ -181,7 +195,7 @@ hg_ctl_call(int sock, const Hg__Request *req, int *fd_out)
 	free(out);
 	if (read_full(sock, hdr, 4, fd_out) < 0)
 		return NULL;
-	len = hg_frame_len(hdr);
+	len = hg_frame_reply_len(hdr);
 	if (len < 0 || (in = malloc((size_t)len)) == NULL) {
 		errno = EPROTO;
 		return NULL;

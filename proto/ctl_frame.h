@@ -12,12 +12,17 @@
 
 #include "hgctl.pb-c.h"
 
-#define HG_CTL_MAX_FRAME   (256u * 1024u)
+#define HG_CTL_MAX_FRAME   (256u * 1024u)	/* a request */
+/* A reply: `stats` and `tenant list` over 4,096 tenants run to a few MiB.
+ * Only the daemon writes replies, so only clients read this many bytes. */
+#define HG_CTL_MAX_REPLY   (16u * 1024u * 1024u)
 #define HG_CTL_DEFAULT_PATH "/run/hourglass/ctl.sock"
 
-/* Reads the frame length from a 4-byte big-endian prefix; returns -1 when it
- * is zero or larger than HG_CTL_MAX_FRAME. */
+/* Reads a request's length from a 4-byte big-endian prefix; returns -1
+ * when it is zero or larger than HG_CTL_MAX_FRAME. */
 int64_t hg_frame_len(const uint8_t prefix[4]);
+/* The same for a reply, up to HG_CTL_MAX_REPLY. */
+int64_t hg_frame_reply_len(const uint8_t prefix[4]);
 
 /* Writes prefix + packed message into a malloc'd buffer; returns its total
  * size or 0 on failure. */

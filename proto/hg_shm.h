@@ -25,11 +25,12 @@
 #include <stdint.h>
 
 #define HG_SHM_MAGIC        0x48475348u	/* "HGSH" */
-#define HG_SHM_VERSION      2u
+#define HG_SHM_VERSION      3u
 
 #define HG_PAGE_SIZE        4096u
 #define HG_MAX_FP_CORES     8u
-#define HG_MAX_CTX          16u	/* contexts (worker threads) per tenant */
+#define HG_MAX_CTX          64u	/* contexts (worker threads) per tenant,
+					 * Synergy's maximum */
 #define HG_MAX_APPS         HG_MAX_CTX	/* attached processes per tenant */
 #define HG_RING_SIZE        512u	/* slots per ring, power of two */
 #define HG_BUF_SIZE         2048u

@@ -85,13 +85,47 @@ hg_credit_sessions(const struct hg_registry *reg, int slot, uint32_t *drained,
 	return n;
 }
 
+/* Nothing left for the ticks: no request waiting in the tenant's rings or
+ * wait queues (nothing to measure, preempt for or watch), and, with RPC
+ * ports, no session on any core and the pool back at its ceiling (where
+ * idle updates would leave it). A tenant that fakes its timestamps to
+ * look quiet only loses its own credit control. */
+int
+hg_credit_quiet(const struct hg_registry *reg, int slot)
+{
+	const struct hg_tenant_sp *t = &reg->t[slot];
+	uint32_t drained;
+	int64_t issued;
+
+	if (oldest_waiting(&reg->dp->tenant[slot], reg->dp->n_cores,
+			   UINT64_MAX) != 0)
+		return 0;
+	if (t->credit.rpc_hi == 0)
+		return 1;
+	return hg_credit_sessions(reg, slot, &drained, &issued) == 0 &&
+	       t->pool >= HG_CREDIT_MAX_SESSION;
+}
+
+/* A quiet tenant leaves the ticks: the D_m last published may be from a
+ * pass when a request still waited, and would stand until the tenant
+ * woke up again, turning its next requests away as overload. Nothing
+ * waits now (hg_credit_quiet), so D_m is zero. */
+void
+hg_credit_settle(struct hg_registry *reg, int slot)
+{
+	reg->t[slot].dm_tsc = 0;
+	__atomic_store_n(&reg->dp->credit[slot].dm_tsc, 0, __ATOMIC_RELAXED);
+}
+
+/* Walks the awake tenants (refill.c): an idle one's D_m is zero and its
+ * pool at the ceiling, so skipping it changes nothing. */
 void
 hg_credit_tick(struct hg_registry *reg, uint64_t now)
 {
 	uint64_t us = rte_get_tsc_hz() / 1000000;
-	unsigned i;
+	int i;
 
-	for (i = 0; i < HG_MAX_TENANTS; i++) {
+	HG_TSET_FOREACH(i, &reg->awake) {
 		struct hg_tenant_sp *t = &reg->t[i];
 		struct hg_credit_pub *pub = &reg->dp->credit[i];
 		uint32_t sessions, drained;
@@ -110,7 +144,7 @@ hg_credit_tick(struct hg_registry *reg, uint64_t now)
 		if (now < t->next_update)
 			continue;
 		t->next_update = now + t->credit.update_us * us;
-		sessions = hg_credit_sessions(reg, (int)i, &drained, &issued);
+		sessions = hg_credit_sessions(reg, i, &drained, &issued);
 		alpha = t->credit.alpha > 0 ? t->credit.alpha
 					    : (sessions / 1000.0 > 1 ? sessions / 1000.0 : 1);
 		t->pool = hg_credit_aimd(t->pool, t->dm_tsc, t->credit.dt_us * us,

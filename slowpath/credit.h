@@ -7,6 +7,10 @@
 /* Measures and publishes every RPC tenant's D_m at TSC now, and updates
  * the credit pool of each whose update period (update-us) has passed. */
 void hg_credit_tick(struct hg_registry *reg, uint64_t now);
+/* Has the credit tick nothing left to do for the tenant? */
+int hg_credit_quiet(const struct hg_registry *reg, int slot);
+/* Publishes what a quiet tenant's credits look like while it sleeps. */
+void hg_credit_settle(struct hg_registry *reg, int slot);
 /* Sessions of a tenant over all cores, with the drained ones and the
  * credits issued. */
 uint32_t hg_credit_sessions(const struct hg_registry *reg, int slot,

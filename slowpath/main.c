@@ -66,13 +66,11 @@ setup_cores(struct rte_mempool **pool)
 
 	*pool = rte_pktmbuf_pool_create("hg_mbufs", n_mbufs, 256, 0,
 					RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
-	dp->core = rte_zmalloc("hg_cores", dp->n_cores * sizeof(*dp->core),
-			       RTE_CACHE_LINE_SIZE);
 	dp->neigh = rte_zmalloc("hg_neigh", sizeof(uint64_t) << hostbits, 0);
 	dp->neigh_asked = rte_zmalloc("hg_neigh", sizeof(uint64_t) << hostbits, 0);
 	dp->neigh_retry = rte_get_tsc_hz() / 10;
 	dp->neigh_wait = rte_get_tsc_hz();
-	if (*pool == NULL || dp->core == NULL || dp->neigh == NULL ||
+	if (*pool == NULL || dp->neigh == NULL ||
 	    dp->neigh_asked == NULL) {
 		HG_LOG(ERR, "out of memory (try a larger -m)");
 		return -1;
@@ -100,9 +98,9 @@ setup_cores(struct rte_mempool **pool)
 		dp->core[i].lcore = lcore;
 		dp->core[i].rng = 0x9E3779B97F4A7C15ull * (i + 1);
 		dp->core[i].pool = *pool;
-		/* holds more commands than can ever be outstanding */
+		/* a full ring defers commands (tenant.c, cmd_room) */
 		dp->core[i].cmd = rte_ring_create_elem(name, sizeof(struct hg_cmd),
-			1024, rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+			8192, rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (dp->core[i].cmd == NULL)
 			return -1;
 		i++;
@@ -139,14 +137,15 @@ setup_dp(void)
 		       (unsigned long)hg_cfg.fp_cores, (unsigned long)hg_cfg.fp_cores);
 		return -1;
 	}
-	dp = rte_zmalloc("hg_dp", sizeof(*dp), RTE_CACHE_LINE_SIZE);
-	if (dp == NULL)
+	dp = hg_dp_new((uint32_t)hg_cfg.fp_cores);
+	if (dp == NULL) {
+		HG_LOG(ERR, "cannot map the daemon state: %s", strerror(errno));
 		return -1;
+	}
 	hg_parse_cidr(hg_cfg.ip, &ip, &prefix);
 	dp->ip = ip;
 	dp->prefix = prefix;
 	dp->netmask = ~0u << (32 - prefix);
-	dp->n_cores = (uint32_t)hg_cfg.fp_cores;
 	push_live_settings();
 	hg_fp_set_dp(dp);
 	return 0;
@@ -302,5 +301,6 @@ out_port:
 	hg_port_fini(dp);
 out_eal:
 	rte_eal_cleanup();
+	hg_dp_free(dp);
 	return rc;
 }

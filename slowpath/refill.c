@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "../fastpath/budget.h"
 #include "config.h"
+#include "credit.h"
 #include "refill.h"
 
 void
@@ -9,44 +10,56 @@ hg_refill_init(struct hg_refill *r, uint64_t now)
 	*r = (struct hg_refill){ .last = now, .last_busy = now };
 }
 
-static double
-weight_sum(const struct hg_registry *reg)
+/* Refills tenant i on every core; returns 1 if every budget is full. */
+static int
+refill_tenant(struct hg_registry *reg, unsigned i, uint64_t elapsed)
 {
-	double sum = 0;
-	unsigned i;
+	const struct hg_tenant_sp *t = &reg->t[i];
+	const struct hg_dp *dp = reg->dp;
+	int full = 1;
+	unsigned c;
 
-	for (i = 0; i < HG_MAX_TENANTS; i++)
-		if (reg->t[i].used && !reg->t[i].releasing)
-			sum += reg->t[i].weight;
-	return sum;
+	for (c = 0; c < dp->n_cores; c++) {
+		struct hg_budget *b = &dp->core[c].t[i].bud;
+		uint64_t used = __atomic_load_n(&b->consumed, __ATOMIC_RELAXED);
+
+		__atomic_store_n(&b->granted,
+				 hg_budget_refill(b->granted, used, elapsed,
+						  hg_cfg.boost, t->weight,
+						  reg->weight_sum, t->cap),
+				 __ATOMIC_RELAXED);
+		full &= hg_budget_left(b) >= (int64_t)t->cap;
+	}
+	return full;
 }
 
+/* Walks the awake tenants only: those a core worked for since the last
+ * tick (its touched marks) and those not yet settled. A tenant settles,
+ * and leaves the walk, once its budgets are full on every core and its
+ * credits have nothing left to do (hg_credit_quiet): a refill would then
+ * change nothing, and the next datagram it gets marks it again. */
 int
 hg_refill_tick(struct hg_registry *reg, struct hg_refill *r, uint64_t now,
 	       uint64_t period)
 {
 	const struct hg_dp *dp = reg->dp;
 	uint64_t elapsed = now - r->last, busy = 0;
-	double wsum;
-	unsigned i, c;
+	unsigned c;
+	int i;
 
 	if (elapsed < period)
 		return 0;
-	wsum = weight_sum(reg);
-	for (i = 0; i < HG_MAX_TENANTS; i++) {
+	for (c = 0; c < dp->n_cores; c++)
+		hg_aset_take(&dp->core[c].touched, &reg->awake);
+	HG_TSET_FOREACH(i, &reg->awake) {
 		const struct hg_tenant_sp *t = &reg->t[i];
 
-		if (!t->used || t->releasing)
-			continue;
-		for (c = 0; c < dp->n_cores; c++) {
-			struct hg_budget *b = &dp->core[c].t[i].bud;
-			uint64_t used = __atomic_load_n(&b->consumed, __ATOMIC_RELAXED);
-
-			__atomic_store_n(&b->granted,
-					 hg_budget_refill(b->granted, used, elapsed,
-							  hg_cfg.boost, t->weight,
-							  wsum, t->cap),
-					 __ATOMIC_RELAXED);
+		if (!t->used || t->releasing) {
+			hg_tset_del(&reg->awake, (unsigned)i);
+		} else if (refill_tenant(reg, (unsigned)i, elapsed) &&
+			   hg_credit_quiet(reg, i)) {
+			hg_credit_settle(reg, i);
+			hg_tset_del(&reg->awake, (unsigned)i);
 		}
 	}
 	/* activity, not billing: with protection off nothing is billed */
@@ -58,6 +71,18 @@ hg_refill_tick(struct hg_registry *reg, struct hg_refill *r, uint64_t now,
 	r->last = now;
 	r->refills++;
 	return 1;
+}
+
+void
+hg_refill_reweigh(struct hg_registry *reg)
+{
+	double sum = 0;
+	unsigned i;
+
+	for (i = 0; i < HG_MAX_TENANTS; i++)
+		if (reg->t[i].used && !reg->t[i].releasing)
+			sum += reg->t[i].weight;
+	reg->weight_sum = sum;
 }
 
 void

@@ -87,42 +87,34 @@ init_app(struct hg_tenant *tn, uint32_t a)
 	return rte_ring_init(tn->wq[a], name, HG_WQ_SIZE, 0);
 }
 
+/* Initialises one context's rings, the first time the context is opened:
+ * an idle tenant costs neither the ring pages nor, in the daemon, the
+ * mappings that keep each ring's geometry private (one per ring; 4,096
+ * tenants with every ring set up would pass vm.max_map_count). */
 static int
-init_wait_queues(struct hg_tenant *tn)
+init_ctx_rings(struct hg_tenant *tn, uint32_t ctx, uint32_t n_cores)
 {
-	uint32_t a;
+	uint32_t core, kind;
 	int rc;
 
-	for (a = 0; a < HG_MAX_APPS; a++)
-		if ((rc = init_app(tn, a)) < 0)
-			return rc;
-	return 0;
-}
+	for (core = 0; core < n_cores; core++)
+		for (kind = 0; kind < HG_RING_KINDS; kind++) {
+			struct rte_ring *r = (void *)(tn->base +
+				hg_ring_offset(&tn->lay, ctx, core, kind));
+			char name[RTE_RING_NAMESIZE];
 
-static int
-init_rings(struct hg_tenant *tn, uint32_t n_cores)
-{
-	uint32_t ctx, core, kind;
-	int rc;
-
-	for (ctx = 0; ctx < HG_MAX_CTX; ctx++)
-		for (core = 0; core < n_cores; core++)
-			for (kind = 0; kind < HG_RING_KINDS; kind++) {
-				struct rte_ring *r = (void *)(tn->base +
-					hg_ring_offset(&tn->lay, ctx, core, kind));
-				char name[RTE_RING_NAMESIZE];
-
-				snprintf(name, sizeof(name), "hg%u.%u.%u.%u",
-					 tn->slot, ctx, core, kind);
-				rc = rte_ring_init(r, name, HG_RING_SIZE, 0);
-				if (rc < 0)
-					return rc;
+			snprintf(name, sizeof(name), "hg%u.%u.%u.%u",
+				 tn->slot, ctx, core, kind);
+			rc = rte_ring_init(r, name, HG_RING_SIZE, 0);
+			if (rc == 0)
 				rc = privatize_geometry((uint8_t *)r -
 					(HG_PAGE_SIZE - HG_RING_GEOM_BYTES));
-				if (rc < 0)
-					return rc;
-				tn->ring[ctx][core][kind] = r;
+			if (rc < 0) {
+				memset(tn->ring[ctx], 0, sizeof(tn->ring[ctx]));
+				return rc;
 			}
+			tn->ring[ctx][core][kind] = r;
+		}
 	return 0;
 }
 
@@ -161,14 +153,8 @@ hg_region_create(struct hg_region *r, struct hg_tenant *tn, const char *name,
 	tn->ctx_shm = (struct hg_ctx_shm *)(r->base + tn->lay.ctx_off);
 	tn->app_shm = (struct hg_app_shm *)(r->base + tn->lay.app_off);
 	memcpy(r->base, &tn->lay, sizeof(tn->lay));
-	rc = init_rings(tn, n_cores);
-	if (rc == 0)
-		rc = init_wait_queues(tn);
-	if (rc < 0) {
-		snprintf(err, errlen, "cannot set up rings: %s", strerror(-rc));
-		hg_region_destroy(r);
-		return rc;
-	}
+	/* rings and wait queues are set up when a context opens and an app
+	 * attaches (hg_region_reset_ctx, hg_region_reset_app) */
 	return 0;
 }
 
@@ -183,10 +169,10 @@ hg_region_destroy(struct hg_region *r)
 	r->fd = -1;
 }
 
-/* Resets every ring of a context before it is handed to an app. The
- * daemon's view of each geometry page is private, so the shared page the
- * app sees (which a previous app may have scribbled on) is rewritten
- * through the memfd from the daemon's copy. */
+/* Sets up (first open) or resets every ring of a context before it is
+ * handed to an app. The daemon's view of each geometry page is private,
+ * so the shared page the app sees (which a previous app may have
+ * scribbled on) is rewritten through the memfd from the daemon's copy. */
 int
 hg_region_reset_ctx(const struct hg_region *reg, struct hg_tenant *tn,
 		    uint32_t ctx, uint32_t n_cores)
@@ -194,6 +180,8 @@ hg_region_reset_ctx(const struct hg_region *reg, struct hg_tenant *tn,
 	uint32_t core, kind;
 	int rc = 0;
 
+	if (tn->ring[ctx][0][0] == NULL)
+		return init_ctx_rings(tn, ctx, n_cores);
 	for (core = 0; core < n_cores; core++)
 		for (kind = 0; kind < HG_RING_KINDS; kind++) {
 			struct rte_ring *r = tn->ring[ctx][core][kind];

@@ -130,6 +130,10 @@ core_stats(const struct hg_fp_core *fc, struct hg_arena *a)
 	cs->core = fc->idx;
 	cs->unattributed_cycles = LOAD(fc->unattributed);
 	cs->busy_passes = LOAD(fc->busy_passes);
+	cs->has_busy_cycles = 1;
+	cs->busy_cycles = LOAD(fc->busy_cycles);
+	cs->has_busy_pmd_cycles = 1;
+	cs->busy_pmd_cycles = LOAD(fc->busy_pmd_cycles);
 	cs->idle_passes = LOAD(fc->idle_passes);
 	cs->rx_packets = LOAD(fc->rx_pkts);
 	cs->tx_packets = LOAD(fc->tx_pkts);

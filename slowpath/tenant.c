@@ -50,18 +50,33 @@ hg_tenant_apps(const struct hg_tenant_sp *t)
 	return n;
 }
 
-/* Sends a command to every fast-path core and records when each will have
- * done it. The command ring holds more commands than can be outstanding
- * (one per app slot and one per tenant slot), so it is never full. */
+/* Is there room for one more command on every core's ring? The slow path
+ * is the only producer, so room seen here is room at the enqueue. A core
+ * that is slow to take its commands (they run after idle or every
+ * HG_CMD_EVERY busy passes) makes a burst of deletes wait, never lose a
+ * command: a lost one would leave every later target unreachable. */
+static int
+cmd_room(const struct hg_registry *reg, char *err)
+{
+	uint32_t c;
+
+	for (c = 0; c < reg->dp->n_cores; c++)
+		if (rte_ring_free_count(reg->dp->core[c].cmd) == 0) {
+			ERR("fast-path core %u is behind on its commands; retry", c);
+			return 0;
+		}
+	return 1;
+}
+
+/* Sends a command to every fast-path core (cmd_room said there is room)
+ * and records when each will have done it. */
 static void
 send_cmd(struct hg_registry *reg, struct hg_cmd cmd, uint64_t *target)
 {
 	uint32_t c;
 
 	for (c = 0; c < reg->dp->n_cores; c++) {
-		if (rte_ring_sp_enqueue_elem(reg->dp->core[c].cmd, &cmd,
-					     sizeof(cmd)) != 0)
-			HG_LOG(ERR, "command ring of core %u full", c);
+		rte_ring_sp_enqueue_elem(reg->dp->core[c].cmd, &cmd, sizeof(cmd));
 		target[c] = ++reg->cmd_sent[c];
 	}
 }
@@ -420,7 +435,10 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 					 HG_PORT_ENTRY(slot, -1), __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&reg->dp->tstate[slot], HG_TENANT_ACTIVE, __ATOMIC_RELEASE);
-	__atomic_fetch_or(&reg->dp->active_mask, 1u << slot, __ATOMIC_RELEASE);
+	hg_aset_add(&reg->dp->active, (unsigned)slot);
+	__atomic_fetch_add(&reg->dp->n_active, 1, __ATOMIC_RELEASE);
+	hg_refill_reweigh(reg);
+	hg_tset_add(&reg->awake, (unsigned)slot);
 	pthread_mutex_unlock(&reg->lock);
 	HG_LOG(INFO, "tenant %s added (slot %d, weight %g, cap %lu)", name, slot,
 	       t->weight, (unsigned long)t->cap);
@@ -467,6 +485,8 @@ hg_tenant_set(struct hg_registry *reg, const char *name,
 	merge_steering(&reg->t[slot].steer, o);
 	merge_owner(&reg->t[slot], o);
 	publish_settings(reg, slot);
+	hg_refill_reweigh(reg);
+	hg_tset_add(&reg->awake, (unsigned)slot);
 	pthread_mutex_unlock(&reg->lock);
 	return 0;
 }
@@ -491,15 +511,20 @@ hg_tenant_del(struct hg_registry *reg, const char *name, char *err)
 		    apps == 1 ? "" : "s", apps == 1 ? "it" : "them");
 		return -EBUSY;
 	}
+	if (!cmd_room(reg, err))
+		return -EAGAIN;
 	pthread_mutex_lock(&reg->lock);
 	if (tn->port_hi != 0)
 		for (p = tn->port_lo; p <= tn->port_hi; p++)
 			__atomic_store_n(&reg->dp->port_map[p], 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&reg->dp->tstate[slot], HG_TENANT_DYING, __ATOMIC_RELEASE);
-	__atomic_fetch_and(&reg->dp->active_mask, ~(1u << slot), __ATOMIC_RELEASE);
+	hg_aset_del(&reg->dp->active, (unsigned)slot);
+	__atomic_fetch_sub(&reg->dp->n_active, 1, __ATOMIC_RELEASE);
 	t->releasing = 1;
+	hg_refill_reweigh(reg);
 	send_cmd(reg, (struct hg_cmd){ .op = HG_CMD_RELEASE_TENANT,
-				       .tenant = (uint8_t)slot }, t->target);
+				       .tenant = (uint16_t)slot }, t->target);
+	hg_tset_add(&reg->pending, (unsigned)slot);
 	pthread_mutex_unlock(&reg->lock);
 	HG_LOG(INFO, "tenant %s deleted", name);
 	return 0;
@@ -578,6 +603,7 @@ hg_app_ctx_open(struct hg_registry *reg, int slot, int app, uint32_t *ctx_out,
 	struct hg_app_route *r = &tn->route[app];
 	struct hg_ctx_shm *cs;
 	uint32_t ctx;
+	int rc;
 
 	for (ctx = 0; ctx < HG_MAX_CTX && t->ctx_used[ctx]; ctx++)
 		;
@@ -585,11 +611,16 @@ hg_app_ctx_open(struct hg_registry *reg, int slot, int app, uint32_t *ctx_out,
 		ERR("tenant '%s' has no free context (max %u)", t->name, HG_MAX_CTX);
 		return -ENOSPC;
 	}
-	t->ctx_used[ctx] = 1;
-	t->app[app].n_ctx++;
-	if (hg_region_reset_ctx(&t->region, tn, ctx, reg->dp->n_cores) < 0)
+	rc = hg_region_reset_ctx(&t->region, tn, ctx, reg->dp->n_cores);
+	if (rc < 0 && tn->ring[ctx][0][0] == NULL) {
+		ERR("cannot set up the rings of context %u: %s", ctx, strerror(-rc));
+		return rc;
+	}
+	if (rc < 0)
 		HG_LOG(WARNING, "tenant %s: cannot restore the geometry of context "
 		       "%u's rings in the app's view", t->name, ctx);
+	t->ctx_used[ctx] = 1;
+	t->app[app].n_ctx++;
 	cs = &tn->ctx_shm[ctx];
 	memset(cs, 0, sizeof(*cs));
 	cs->app = (uint32_t)app;
@@ -632,6 +663,22 @@ hg_app_bind(struct hg_registry *reg, int slot, int app, uint32_t port, char *err
 	return 0;
 }
 
+/* Asks the cores to take a detached app's buffers back, now if their
+ * rings have room, else from hg_registry_poll: a detach cannot fail. */
+static void
+send_reclaim(struct hg_registry *reg, int slot, int app)
+{
+	struct hg_app_sp *a = &reg->t[slot].app[app];
+	char err[HG_ERR_LEN];
+
+	if (a->reclaim_sent || !cmd_room(reg, err))
+		return;
+	send_cmd(reg, (struct hg_cmd){ .op = HG_CMD_RECLAIM_APP,
+				       .tenant = (uint16_t)slot,
+				       .app = (uint16_t)app }, a->target);
+	a->reclaim_sent = 1;
+}
+
 /* Unpublishes everything of a dead app, then asks every core to take its
  * buffers back; the slots are reused once every core has done so. */
 void
@@ -654,9 +701,8 @@ hg_app_detach(struct hg_registry *reg, int slot, int app)
 			tn->live_ctx[n++] = tn->live_ctx[k];
 	__atomic_store_n(&tn->n_live, n, __ATOMIC_RELEASE);
 	a->reclaiming = 1;
-	send_cmd(reg, (struct hg_cmd){ .op = HG_CMD_RECLAIM_APP,
-				       .tenant = (uint8_t)slot,
-				       .app = (uint8_t)app }, a->target);
+	send_reclaim(reg, slot, app);
+	hg_tset_add(&reg->pending, (unsigned)slot);
 	pthread_mutex_unlock(&reg->lock);
 	HG_LOG(INFO, "app pid %d of tenant %s detached", (int)a->pid,
 	       reg->t[slot].name);
@@ -679,25 +725,37 @@ finish_app(struct hg_registry *reg, int slot, int app)
 	set_buffer_caps(reg, slot);
 }
 
+/* Walks only the tenants with something waiting for the cores. */
 void
 hg_registry_poll(struct hg_registry *reg)
 {
-	unsigned i, a;
+	unsigned a, left;
+	int i;
 
 	pthread_mutex_lock(&reg->lock);
-	for (i = 0; i < HG_MAX_TENANTS; i++) {
+	HG_TSET_FOREACH(i, &reg->pending) {
 		struct hg_tenant_sp *t = &reg->t[i];
 
-		if (!t->used)
-			continue;
-		for (a = 0; a < HG_MAX_APPS; a++)
-			if (t->app[a].reclaiming && cores_done(reg, t->app[a].target))
-				finish_app(reg, (int)i, (int)a);
+		left = 0;
+		for (a = 0; a < HG_MAX_APPS; a++) {
+			if (!t->app[a].reclaiming)
+				continue;
+			send_reclaim(reg, i, (int)a);
+			if (t->app[a].reclaim_sent && cores_done(reg, t->app[a].target))
+				finish_app(reg, i, (int)a);
+			else
+				left++;
+		}
 		if (t->releasing && cores_done(reg, t->target)) {
 			__atomic_store_n(&reg->dp->tstate[i], HG_TENANT_FREE,
 					 __ATOMIC_RELEASE);
-			free_tenant(reg, (int)i);
+			free_tenant(reg, i);
+			left = 0;
+		} else if (t->releasing) {
+			left++;
 		}
+		if (left == 0)
+			hg_tset_del(&reg->pending, (unsigned)i);
 	}
 	pthread_mutex_unlock(&reg->lock);
 }

@@ -19,6 +19,7 @@
 struct hg_app_sp {
 	int used;		/* slot taken (attached or being reclaimed) */
 	int reclaiming;		/* detached, waiting for every core */
+	int reclaim_sent;	/* ... which has been asked (target valid) */
 	uint64_t target[HG_MAX_FP_CORES];
 	pid_t pid;
 	uid_t uid;
@@ -87,6 +88,13 @@ struct hg_registry {
 	uint64_t cmd_sent[HG_MAX_FP_CORES];
 	uint64_t attach_refused;	/* all tenants, for the control stats */
 	struct hg_ctl_counters ctl;
+	double weight_sum;		/* of live tenants (hg_refill_reweigh) */
+	/* The tenants the slow path's ticks walk (refill, credits, timer):
+	 * those a core marked as worked for, or the control path changed,
+	 * until they settle (refill.c). Idle tenants cost nothing per tick. */
+	struct hg_tset awake;
+	/* tenants with a release or an app reclaim waiting for the cores */
+	struct hg_tset pending;
 	struct hg_tenant_sp t[HG_MAX_TENANTS];
 };
 

@@ -84,16 +84,19 @@ watch_wait_queues(struct hg_registry *reg, struct hg_timer *tm, int slot,
 	}
 }
 
+/* Walks the awake tenants (refill.c): a tenant settles only with nothing
+ * waiting in its rings or wait queues, so a settled one has nothing to
+ * preempt for and no queue to watch. */
 void
 hg_timer_tick(struct hg_registry *reg, struct hg_timer *tm, uint64_t now_ns)
 {
-	unsigned i;
+	int i;
 
-	for (i = 0; i < HG_MAX_TENANTS; i++) {
+	HG_TSET_FOREACH(i, &reg->awake) {
 		if (!reg->t[i].used || reg->t[i].releasing)
 			continue;
 		if (reg->t[i].steer.preempt)
-			preempt_tenant(reg, (int)i, now_ns);
-		watch_wait_queues(reg, tm, (int)i, now_ns);
+			preempt_tenant(reg, i, now_ns);
+		watch_wait_queues(reg, tm, i, now_ns);
 	}
 }

@@ -379,8 +379,10 @@ tenant_stats_json(const Hg__TenantStats *t)
 static json_t *
 core_stats_json(const Hg__CoreStats *c)
 {
-	return json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:o}", "core", (int)c->core,
+	return json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "core", (int)c->core,
 			 "unattributed_cycles", (json_int_t)c->unattributed_cycles,
+			 "busy_cycles", (json_int_t)c->busy_cycles,
+			 "busy_pmd_cycles", (json_int_t)c->busy_pmd_cycles,
 			 "busy_passes", (json_int_t)c->busy_passes,
 			 "idle_passes", (json_int_t)c->idle_passes,
 			 "rx_packets", (json_int_t)c->rx_packets,

@@ -37,14 +37,13 @@ fuzz_env(void)
 		exit(1);
 	}
 	hg_config_defaults();
-	dp = calloc(1, sizeof(*dp));
-	c = calloc(1, sizeof(*c));
-	if (dp == NULL || c == NULL)
+	dp = hg_dp_new(1);
+	if (dp == NULL)
 		exit(1);
+	c = &dp->core[0];
 	dp->ip = FUZZ_IP;
 	dp->prefix = 24;
 	dp->netmask = 0xffffff00u;
-	dp->n_cores = 1;
 	dp->port_id = RTE_MAX_ETHPORTS - 1;	/* no device: bursts do nothing */
 	dp->live.protection = 1;
 	dp->live.rx_drop = 1;
@@ -52,7 +51,6 @@ fuzz_env(void)
 	dp->neigh_asked = calloc(256, sizeof(uint64_t));
 	dp->neigh_retry = rte_get_tsc_hz() / 10;
 	dp->neigh_wait = rte_get_tsc_hz();
-	dp->core = c;
 	c->rng = 1;
 	c->pool = rte_pktmbuf_pool_create("fz_mbufs", 1023, 0, 0,
 					  RTE_MBUF_DEFAULT_BUF_SIZE, 0);

@@ -48,32 +48,25 @@ Test(refill, debt_is_repaid_before_the_tenant_is_funded_again)
 	cr_assert_lt(hg_budget_left(&b), 0);
 }
 
-Test(drr, eligibility_is_funded_first_then_work_conserving)
-{
-	/* tenants 0..3 have work; 1 and 3 are funded */
-	cr_assert_eq(hg_drr_eligible(0xf, 0xa, 1), 0xa);
-	/* only unfunded tenants have work: serve them anyway */
-	cr_assert_eq(hg_drr_eligible(0x5, 0xa, 1), 0x5);
-	/* protection off: whoever has work */
-	cr_assert_eq(hg_drr_eligible(0xf, 0xa, 0), 0xf);
-	cr_assert_eq(hg_drr_eligible(0, 0xa, 1), 0);
-}
-
 Test(drr, slack_lottery_follows_weights)
 {
-	uint32_t wq[32] = { 0 };
+	static uint32_t wq[HG_MAX_TENANTS];
+	static int n[HG_MAX_TENANTS];
+	struct hg_tset s = { 0 }, none = { 0 };
 	uint64_t rng = 7;
-	int n[32] = { 0 }, i;
+	int i;
 
 	wq[1] = 300;
-	wq[4] = 100;
-	wq[9] = 900;	/* not in the mask */
+	wq[4000] = 100;
+	wq[9] = 900;	/* not in the set */
+	hg_tset_add(&s, 1);
+	hg_tset_add(&s, 4000);
 	for (i = 0; i < 40000; i++)
-		n[hg_lottery((1u << 1) | (1u << 4), wq, &rng)]++;
+		n[hg_lottery(&s, wq, &rng)]++;
 	cr_assert_eq(n[9], 0);
 	cr_assert(n[1] > 29000 && n[1] < 31000, "%d", n[1]);
-	cr_assert_eq(n[1] + n[4], 40000);
-	cr_assert_eq(hg_lottery(0, wq, &rng), -1);
+	cr_assert_eq(n[1] + n[4000], 40000);
+	cr_assert_eq(hg_lottery(&none, wq, &rng), -1);
 }
 
 Test(drr, batches_are_sized_to_the_budget)
@@ -88,24 +81,72 @@ Test(drr, batches_are_sized_to_the_budget)
 	cr_assert_eq(hg_cost_avg(2000, 10000, 1), 2000 - 250 + 1250);
 }
 
-Test(drr, round_robin_order_from_the_pointer)
+Test(tset, round_robin_order_from_the_pointer)
 {
-	uint32_t m = (1u << 2) | (1u << 7) | (1u << 31);
+	struct hg_tset m = { 0 };
 	unsigned rr = 8;
 	int order[3], i, t;
 
-	cr_assert_eq(hg_drr_next(0, 5), -1);
-	cr_assert_eq(hg_drr_next(m, 0), 2);
-	cr_assert_eq(hg_drr_next(m, 3), 7);
-	cr_assert_eq(hg_drr_next(m, 8), 31);
-	cr_assert_eq(hg_drr_next(m, 32), 2, "wraps");
+	cr_assert_eq(hg_tset_next(&m, 5), -1);
+	hg_tset_add(&m, 2);
+	hg_tset_add(&m, 7);
+	hg_tset_add(&m, 4095);
+	cr_assert_eq(hg_tset_next(&m, 0), 2);
+	cr_assert_eq(hg_tset_next(&m, 3), 7);
+	cr_assert_eq(hg_tset_next(&m, 8), 4095);
+	cr_assert_eq(hg_tset_next(&m, 4096), 2, "wraps");
 	for (i = 0; i < 3; i++) {
-		t = hg_drr_next(m, rr);
+		t = hg_tset_next(&m, rr);
 		order[i] = t;
-		m &= ~(1u << t);
+		hg_tset_del(&m, (unsigned)t);
 		rr = (unsigned)t + 1;
 	}
-	cr_assert(order[0] == 31 && order[1] == 2 && order[2] == 7);
+	cr_assert(order[0] == 4095 && order[1] == 2 && order[2] == 7);
+	cr_assert(hg_tset_empty(&m));
+}
+
+Test(tset, a_lap_visits_each_member_once_from_any_start)
+{
+	static const unsigned mem[] = { 0, 63, 64, 65, 1000, 2047, 4032, 4095 };
+	struct hg_tset m = { 0 };
+	unsigned start, i, n;
+	int t;
+
+	for (i = 0; i < RTE_DIM(mem); i++)
+		hg_tset_add(&m, mem[i]);
+	for (start = 0; start < HG_MAX_TENANTS; start += 7) {
+		n = 0;
+		for (t = hg_tset_next(&m, start); t >= 0; t = hg_tset_lap_next(&m, t, start))
+			n++;
+		cr_assert_eq(n, RTE_DIM(mem), "start %u: %u visits", start, n);
+	}
+	/* removing the current member mid-lap loses nothing */
+	n = 0;
+	for (t = hg_tset_next(&m, 100); t >= 0; t = hg_tset_lap_next(&m, t, 100)) {
+		hg_tset_del(&m, (unsigned)t);
+		n++;
+	}
+	cr_assert_eq(n, RTE_DIM(mem));
+	cr_assert(hg_tset_empty(&m));
+}
+
+Test(tset, marks_are_taken_once_and_none_is_lost)
+{
+	struct hg_tset shared = { 0 }, got = { 0 };
+	int t, n = 0;
+
+	hg_aset_mark(&shared, 5);
+	hg_aset_mark(&shared, 5);
+	hg_aset_mark(&shared, 3000);
+	hg_aset_take(&shared, &got);
+	cr_assert(hg_tset_empty(&shared));
+	HG_TSET_FOREACH(t, &got)
+		n++;
+	cr_assert_eq(n, 2);
+	cr_assert(hg_tset_has(&got, 5) && hg_tset_has(&got, 3000));
+	hg_aset_add(&shared, 70);
+	hg_aset_del(&shared, 70);
+	cr_assert(hg_tset_empty(&shared));
 }
 
 /* ---- the slow path's tick over a registry, without EAL ---- */
@@ -113,15 +154,15 @@ Test(drr, round_robin_order_from_the_pointer)
 static struct hg_dp *dp;
 static struct hg_registry *reg;
 
+static void changed(void);
+
 static void
 setup(void)
 {
 	hg_config_defaults();
-	dp = calloc(1, sizeof(*dp));
+	dp = hg_dp_new(2);
 	reg = calloc(1, sizeof(*reg));
-	dp->n_cores = 2;
-	dp->core = aligned_alloc(64, 2 * sizeof(*dp->core));
-	memset(dp->core, 0, 2 * sizeof(*dp->core));
+	cr_assert(dp != NULL && reg != NULL);
 	reg->dp = dp;
 	for (int i = 0; i < 2; i++) {
 		reg->t[i].used = 1;
@@ -129,13 +170,22 @@ setup(void)
 	}
 	reg->t[0].weight = 3;
 	reg->t[1].weight = 1;
+	changed();
+}
+
+/* What the control path does after a tenant set. */
+static void
+changed(void)
+{
+	hg_refill_reweigh(reg);
+	hg_tset_add(&reg->awake, 0);
+	hg_tset_add(&reg->awake, 1);
 }
 
 static void
 teardown(void)
 {
-	free(dp->core);
-	free(dp);
+	hg_dp_free(dp);
 	free(reg);
 }
 
@@ -162,6 +212,7 @@ Test(tick, refills_each_core_by_weight_once_per_period)
 	cr_assert_eq(left(0, 0), 637 + 1275);
 	/* a live weight change shows at the next tick */
 	reg->t[1].weight = 3;
+	changed();
 	hg_refill_tick(reg, &r, 4000, 1000);
 	cr_assert_eq(left(0, 1), 212 + 425 + 425);
 }
@@ -178,7 +229,9 @@ Test(tick, an_idle_tenants_budget_never_exceeds_its_cap)
 		cr_assert_leq(left(1, 1), 15000);
 	}
 	cr_assert_eq(left(0, 0), 15000);
+	cr_assert(!hg_tset_has(&reg->awake, 0), "a full, quiet tenant settles");
 	reg->t[0].cap = 4000;			/* lowered live */
+	changed();
 	hg_refill_tick(reg, &r, now, 1000);
 	cr_assert_eq(left(0, 0), 4000);
 	cr_assert_eq(r.last_busy, 0, "no core did anything");
@@ -190,10 +243,12 @@ Test(tick, deleted_tenants_get_nothing_and_consumption_is_noticed)
 
 	hg_refill_init(&r, 0);
 	reg->t[1].releasing = 1;
+	changed();
 	hg_refill_tick(reg, &r, 1000, 1000);
 	cr_assert_eq(left(0, 0), 850, "weight sum is the live tenants only");
 	cr_assert_eq(left(0, 1), 0);
 	hg_budget_charge(&dp->core[1].t[0].bud, 5000);
+	hg_touch(&dp->core[1], 0);
 	dp->core[1].busy_passes++;
 	hg_refill_tick(reg, &r, 2000, 1000);
 	cr_assert_eq(r.last_busy, 2000);
@@ -218,15 +273,27 @@ simulate(double w0, double w1, int protect, uint64_t served[2])
 	reg->t[0].cap = reg->t[1].cap = 100000;
 	hg_refill_init(&r, 0);
 	served[0] = served[1] = 0;
-	while (now < 200000000) {
-		uint32_t funded = hg_funded(&dp->core[0], 0x3);
-		uint32_t elig = hg_drr_eligible(0x3, funded, protect);
-		int t = protect && !(elig & funded)
-			? hg_lottery(elig, dp->weight_q, &rng)
-			: hg_drr_next(elig, rr);
+	struct hg_tset work = { 0 };
 
+	hg_tset_add(&work, 0);
+	hg_tset_add(&work, 1);
+	changed();
+	while (now < 200000000) {
+		int f[2] = { hg_funded(&dp->core[0], 0), hg_funded(&dp->core[0], 1) };
+		int t;
+
+		/* SCHED's choice (sched.c): the next funded tenant round robin;
+		 * a weighted draw when none is funded; anyone unprotected */
+		if (protect && !f[0] && !f[1]) {
+			t = hg_lottery(&work, dp->weight_q, &rng);
+		} else {
+			t = hg_tset_next(&work, rr);
+			if (protect && !f[t])
+				t = hg_tset_lap_next(&work, t, rr);
+		}
 		hg_charge(&dp->core[0].t[t], HG_PT_SCHED, batch, 1,
-			  protect && (funded & (1u << t)));
+			  protect && f[t]);
+		hg_touch(&dp->core[0], (unsigned)t);
 		served[t] += batch;
 		rr = (unsigned)t + 1;
 		now += batch;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ctl_frame.h"
 
@@ -19,6 +20,35 @@ Test(codec, frame_length_bounds)
 	cr_assert_eq(hg_frame_len(max), HG_CTL_MAX_FRAME);
 	max[3]++;
 	cr_assert_eq(hg_frame_len(max), -1);
+}
+
+/* Issue 9, 4,096 tenants: `stats` over them all is a few MiB. A reply
+ * may be that large; a request, which the daemon reads from anyone, may
+ * not. */
+Test(codec, replies_may_be_larger_than_requests)
+{
+	Hg__Response rsp = HG__RESPONSE__INIT;
+	Hg__Request req = HG__REQUEST__INIT;
+	Hg__TenantAdd add = HG__TENANT_ADD__INIT;
+	size_t big = 4u << 20, n;
+	char *text = malloc(big + 1);
+	uint8_t *buf;
+
+	cr_assert_not_null(text);
+	memset(text, 'x', big);
+	text[big] = 0;
+	rsp.id = 1;
+	rsp.error = text;
+	n = hg_frame_response(&rsp, &buf);
+	cr_assert_gt(n, big);
+	cr_assert_eq(hg_frame_reply_len(buf), (int64_t)n - 4);
+	cr_assert_eq(hg_frame_len(buf), -1, "too large for a request");
+	free(buf);
+	add.name = text;
+	req.body_case = HG__REQUEST__BODY_TENANT_ADD;
+	req.tenant_add = &add;
+	cr_assert_eq(hg_frame_request(&req, &buf), 0);
+	free(text);
 }
 
 Test(codec, request_roundtrip)

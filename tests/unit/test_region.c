@@ -29,6 +29,7 @@ teardown(void)
 {
 	munmap(app, r.size);
 	hg_region_destroy(&r);
+	memset(&tn, 0, sizeof(tn));
 }
 
 TestSuite(region, .init = setup, .fini = teardown);
@@ -53,6 +54,7 @@ Test(region, rings_are_shared_between_the_two_views)
 	struct rte_ring *ar = (void *)(app + hg_ring_offset(&tn.lay, 5, 1, HG_RING_TX));
 	struct hg_desc d = { .buf = 17, .len = 99 }, out;
 
+	cr_assert_eq(hg_region_reset_ctx(&r, &tn, 5, 2), 0);
 	cr_assert_eq(rte_ring_sp_enqueue_elem(ar, &d, sizeof(d)), 0);
 	cr_assert_eq(rte_ring_sc_dequeue_elem(tn.ring[5][1][HG_RING_TX], &out,
 					      sizeof(out)), 0);
@@ -63,7 +65,8 @@ Test(region, rings_are_shared_between_the_two_views)
 Test(region, app_cannot_change_the_daemons_ring_geometry)
 {
 	struct rte_ring *ar = (void *)(app + hg_ring_offset(&tn.lay, 0, 0, HG_RING_RX));
-	struct rte_ring *dr = tn.ring[0][0][HG_RING_RX];
+	struct rte_ring *dr = (hg_region_reset_ctx(&r, &tn, 0, 2),
+			       tn.ring[0][0][HG_RING_RX]);
 	uint8_t *next = app + hg_ring_offset(&tn.lay, 0, 0, HG_RING_TX) -
 			(HG_PAGE_SIZE - HG_RING_GEOM_BYTES);
 	size_t rest = r.size - (size_t)(next - app);
@@ -107,9 +110,11 @@ Test(region, scribbling_the_header_changes_nothing_the_daemon_uses)
 Test(region, a_reused_app_slot_starts_with_an_empty_wait_queue)
 {
 	struct hg_app_shm *a = (struct hg_app_shm *)(app + tn.lay.app_off) + 2;
-	struct rte_ring *wq = (void *)(app + a->wq_off);
 	struct hg_wq_entry e = { .handle = 0x100000001ull }, out;
+	struct rte_ring *wq;
 
+	cr_assert_eq(hg_region_reset_app(&tn, 2), 0, "the first app attaches");
+	wq = (void *)(app + a->wq_off);
 	cr_assert_eq(rte_ring_mp_enqueue_elem(wq, &e, sizeof(e)), 0);
 	a->check_wait_queue = 1;
 	a->preemptions = 99;
@@ -129,9 +134,28 @@ Test(region, a_reset_context_restores_the_apps_view_of_its_rings)
 {
 	struct rte_ring *ar = (void *)(app + hg_ring_offset(&tn.lay, 3, 1, HG_RING_RX));
 
+	cr_assert_eq(hg_region_reset_ctx(&r, &tn, 3, 2), 0, "first open");
 	ar->mask = 7;
 	ar->capacity = 12345;
 	cr_assert_eq(hg_region_reset_ctx(&r, &tn, 3, 2), 0);
 	cr_assert_eq(ar->mask, HG_RING_SIZE - 1);
 	cr_assert_eq(ar->capacity, HG_RING_SIZE - 1);
+}
+
+/* Issue 9, 4,096 tenants: a context's rings (and their private geometry
+ * mappings) and an app slot's wait queue exist only once used, so an idle
+ * tenant costs neither pages nor mappings. */
+Test(region, rings_and_wait_queues_are_set_up_on_first_use)
+{
+	uint32_t ctx, a;
+
+	for (ctx = 0; ctx < HG_MAX_CTX; ctx++)
+		cr_assert_null(tn.ring[ctx][0][HG_RING_RX]);
+	for (a = 0; a < HG_MAX_APPS; a++)
+		cr_assert_null(tn.wq[a]);
+	cr_assert_eq(hg_region_reset_ctx(&r, &tn, HG_MAX_CTX - 1, 2), 0);
+	cr_assert_not_null(tn.ring[HG_MAX_CTX - 1][1][HG_RING_FILL]);
+	cr_assert_null(tn.ring[HG_MAX_CTX - 2][0][HG_RING_RX]);
+	cr_assert_eq(hg_region_reset_app(&tn, HG_MAX_APPS - 1), 0);
+	cr_assert_not_null(tn.wq[HG_MAX_APPS - 1]);
 }

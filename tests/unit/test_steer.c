@@ -27,6 +27,8 @@ open_ctx(uint32_t id)
 {
 	hg_ctx_t *c = calloc(1, sizeof(*c));
 
+	/* the daemon sets a context's rings up when it is opened */
+	cr_assert_eq(hg_region_reset_ctx(&reg, &tn, id, 1), 0);
 	c->app = app;
 	c->id = id;
 	c->shm = (struct hg_ctx_shm *)(app->base + app->hdr->ctx_off) + id;
@@ -59,6 +61,7 @@ setup(void)
 	struct hg_steer_shm *st;
 
 	cr_assert_eq(hg_region_create(&reg, &tn, "s", 0, 1, err, sizeof(err)), 0);
+	cr_assert_eq(hg_region_reset_app(&tn, 0), 0, "app slot 0 attaches");
 	app = calloc(1, sizeof(*app));
 	app->sock = -1;
 	app->size = reg.size;
@@ -88,6 +91,7 @@ teardown(void)
 	munmap(app->base, app->size);
 	free(app);
 	hg_region_destroy(&reg);
+	memset(&tn, 0, sizeof(tn));
 }
 
 TestSuite(steal, .init = setup, .fini = teardown);

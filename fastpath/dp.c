@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The daemon state's memory. Sized for HG_MAX_TENANTS (4,096) tenants,
+ * it is tens of megabytes of which an idle daemon touches a few pages:
+ * anonymous mappings hand out zero pages on first touch, so memory follows
+ * the tenants in use. None of it is shared with the NIC or another process,
+ * so it need not live in DPDK's (hugepage) heap.
+ */
+#include <sys/mman.h>
+
+#include "dp.h"
+
+static void *
+zero_map(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static size_t
+tenants_len(void)
+{
+	return (size_t)HG_MAX_TENANTS * sizeof(struct hg_fp_tenant);
+}
+
+struct hg_dp *
+hg_dp_new(uint32_t n_cores)
+{
+	struct hg_dp *dp;
+	uint32_t i;
+
+	if (n_cores == 0 || n_cores > HG_MAX_FP_CORES)
+		return NULL;
+	dp = zero_map(sizeof(*dp));
+	if (dp == NULL)
+		return NULL;
+	dp->n_cores = n_cores;
+	dp->core = zero_map(n_cores * sizeof(*dp->core));
+	if (dp->core == NULL)
+		goto fail;
+	for (i = 0; i < n_cores; i++) {
+		dp->core[i].idx = i;
+		dp->core[i].t = zero_map(tenants_len());
+		if (dp->core[i].t == NULL)
+			goto fail;
+	}
+	return dp;
+fail:
+	hg_dp_free(dp);
+	return NULL;
+}
+
+void
+hg_dp_free(struct hg_dp *dp)
+{
+	uint32_t i;
+
+	if (dp == NULL)
+		return;
+	if (dp->core != NULL) {
+		for (i = 0; i < dp->n_cores; i++)
+			if (dp->core[i].t != NULL)
+				munmap(dp->core[i].t, tenants_len());
+		munmap(dp->core, dp->n_cores * sizeof(*dp->core));
+	}
+	munmap(dp, sizeof(*dp));
+}
