@@ -237,6 +237,7 @@ bench: deps
 	@HG_BUILD=$(BUILD) bench/isolation
 	@HG_BUILD=$(BUILD) bench/steering
 	@HG_BUILD=$(BUILD) bench/overload
+	@HG_BUILD=$(BUILD) bench/scale
 
 clean:
 	rm -rf build bench/out

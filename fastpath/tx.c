@@ -13,7 +13,11 @@
 #include "dp.h"
 
 #define HG_TX_COLD_AFTER 64u	/* empty polls before a hot tenant goes cold */
-#define HG_SWEEP_BUSY    2u	/* cold tenants the sweep looks at per pass */
+/* The sweep under load: one cold tenant every HG_SWEEP_EVERY passes. A
+ * cold tenant costs a handful of cache misses (its state, its rings'
+ * index words), which per pass would be a tenth of a request's cost
+ * (bench/scale); passes that find nothing else sweep HG_SWEEP_IDLE. */
+#define HG_SWEEP_EVERY   8u
 
 /* Admits one descriptor; a bad one is counted and, if the buffer is the
  * app's, the buffer is taken back so a buggy app cannot leak the pool. */
@@ -224,6 +228,7 @@ hg_fp_tx(struct hg_dp *dp, struct hg_fp_core *c)
 		else
 			tx_throttle(dp, c);
 	}
-	c->tx_rr++;
-	return work + hg_fp_sweep(dp, c, HG_SWEEP_BUSY);
+	if (++c->tx_rr % HG_SWEEP_EVERY == 0)
+		work += hg_fp_sweep(dp, c, 1);
+	return work;
 }

@@ -12,7 +12,8 @@ hg_refill_init(struct hg_refill *r, uint64_t now)
 
 /* Refills tenant i on every core; returns 1 if every budget is full. */
 static int
-refill_tenant(struct hg_registry *reg, unsigned i, uint64_t elapsed)
+refill_tenant(struct hg_registry *reg, unsigned i, uint64_t elapsed,
+	      double wsum)
 {
 	const struct hg_tenant_sp *t = &reg->t[i];
 	const struct hg_dp *dp = reg->dp;
@@ -26,11 +27,28 @@ refill_tenant(struct hg_registry *reg, unsigned i, uint64_t elapsed)
 		__atomic_store_n(&b->granted,
 				 hg_budget_refill(b->granted, used, elapsed,
 						  hg_cfg.boost, t->weight,
-						  reg->weight_sum, t->cap),
+						  wsum, t->cap),
 				 __ATOMIC_RELAXED);
 		full &= hg_budget_left(b) >= (int64_t)t->cap;
 	}
 	return full;
+}
+
+/* The weight sum of the awake tenants. A settled tenant's budget is full:
+ * a share of the core handed to it would be cut off by its cap, and with
+ * 4,096 mostly idle tenants the few with work would get a 4,096th each of
+ * the core and live on slack. So the core is split by weight among the
+ * awake tenants; one that wakes up starts from a full budget (its cap). */
+static double
+awake_weight(const struct hg_registry *reg)
+{
+	double sum = 0;
+	int i;
+
+	HG_TSET_FOREACH(i, &reg->awake)
+		if (reg->t[i].used && !reg->t[i].releasing)
+			sum += reg->t[i].weight;
+	return sum;
 }
 
 /* Walks the awake tenants only: those a core worked for since the last
@@ -44,6 +62,7 @@ hg_refill_tick(struct hg_registry *reg, struct hg_refill *r, uint64_t now,
 {
 	const struct hg_dp *dp = reg->dp;
 	uint64_t elapsed = now - r->last, busy = 0;
+	double wsum;
 	unsigned c;
 	int i;
 
@@ -51,12 +70,13 @@ hg_refill_tick(struct hg_registry *reg, struct hg_refill *r, uint64_t now,
 		return 0;
 	for (c = 0; c < dp->n_cores; c++)
 		hg_aset_take(&dp->core[c].touched, &reg->awake);
+	wsum = awake_weight(reg);
 	HG_TSET_FOREACH(i, &reg->awake) {
 		const struct hg_tenant_sp *t = &reg->t[i];
 
 		if (!t->used || t->releasing) {
 			hg_tset_del(&reg->awake, (unsigned)i);
-		} else if (refill_tenant(reg, (unsigned)i, elapsed) &&
+		} else if (refill_tenant(reg, (unsigned)i, elapsed, wsum) &&
 			   hg_credit_quiet(reg, i)) {
 			hg_credit_settle(reg, i);
 			hg_tset_del(&reg->awake, (unsigned)i);
@@ -71,18 +91,6 @@ hg_refill_tick(struct hg_registry *reg, struct hg_refill *r, uint64_t now,
 	r->last = now;
 	r->refills++;
 	return 1;
-}
-
-void
-hg_refill_reweigh(struct hg_registry *reg)
-{
-	double sum = 0;
-	unsigned i;
-
-	for (i = 0; i < HG_MAX_TENANTS; i++)
-		if (reg->t[i].used && !reg->t[i].releasing)
-			sum += reg->t[i].weight;
-	reg->weight_sum = sum;
 }
 
 void

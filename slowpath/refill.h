@@ -23,9 +23,6 @@ void hg_refill_init(struct hg_refill *r, uint64_t now);
  * did. now is a TSC reading (injected, for tests). */
 int hg_refill_tick(struct hg_registry *reg, struct hg_refill *r, uint64_t now,
 		   uint64_t period);
-/* Recomputes the weight sum after a tenant came, went or changed weight:
- * O(tenants), on the control path only. */
-void hg_refill_reweigh(struct hg_registry *reg);
 /* Gives a new tenant slot its cap as a starting budget on every core. */
 void hg_refill_start(struct hg_registry *reg, int slot);
 

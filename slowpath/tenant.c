@@ -437,7 +437,6 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	__atomic_store_n(&reg->dp->tstate[slot], HG_TENANT_ACTIVE, __ATOMIC_RELEASE);
 	hg_aset_add(&reg->dp->active, (unsigned)slot);
 	__atomic_fetch_add(&reg->dp->n_active, 1, __ATOMIC_RELEASE);
-	hg_refill_reweigh(reg);
 	hg_tset_add(&reg->awake, (unsigned)slot);
 	pthread_mutex_unlock(&reg->lock);
 	HG_LOG(INFO, "tenant %s added (slot %d, weight %g, cap %lu)", name, slot,
@@ -485,7 +484,6 @@ hg_tenant_set(struct hg_registry *reg, const char *name,
 	merge_steering(&reg->t[slot].steer, o);
 	merge_owner(&reg->t[slot], o);
 	publish_settings(reg, slot);
-	hg_refill_reweigh(reg);
 	hg_tset_add(&reg->awake, (unsigned)slot);
 	pthread_mutex_unlock(&reg->lock);
 	return 0;
@@ -521,7 +519,6 @@ hg_tenant_del(struct hg_registry *reg, const char *name, char *err)
 	hg_aset_del(&reg->dp->active, (unsigned)slot);
 	__atomic_fetch_sub(&reg->dp->n_active, 1, __ATOMIC_RELEASE);
 	t->releasing = 1;
-	hg_refill_reweigh(reg);
 	send_cmd(reg, (struct hg_cmd){ .op = HG_CMD_RELEASE_TENANT,
 				       .tenant = (uint16_t)slot }, t->target);
 	hg_tset_add(&reg->pending, (unsigned)slot);

@@ -88,7 +88,6 @@ struct hg_registry {
 	uint64_t cmd_sent[HG_MAX_FP_CORES];
 	uint64_t attach_refused;	/* all tenants, for the control stats */
 	struct hg_ctl_counters ctl;
-	double weight_sum;		/* of live tenants (hg_refill_reweigh) */
 	/* The tenants the slow path's ticks walk (refill, credits, timer):
 	 * those a core marked as worked for, or the control path changed,
 	 * until they settle (refill.c). Idle tenants cost nothing per tick. */

@@ -177,7 +177,6 @@ setup(void)
 static void
 changed(void)
 {
-	hg_refill_reweigh(reg);
 	hg_tset_add(&reg->awake, 0);
 	hg_tset_add(&reg->awake, 1);
 }
