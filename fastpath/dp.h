@@ -172,6 +172,7 @@ struct hg_fp_core {
 	uint32_t tx_rr;			/* first tenant TX polls */
 	uint32_t sweep;			/* next tenant the cold sweep looks at */
 	uint32_t unswept;		/* tenants to sweep before sleeping */
+	uint64_t sweep_next;		/* TSC of the next paced sweep */
 	uint64_t rng;			/* for splitting slack by weight */
 	uint64_t burst;			/* RX bursts so far */
 	struct hg_sessions *sess;	/* RPC sessions seen on this core */
