@@ -91,23 +91,12 @@ tx_tenant(struct hg_dp *dp, struct hg_fp_core *c, struct hg_tenant *tn,
 	return work;
 }
 
-/* Does any of the tenant's transmit rings on this core hold work? */
+/* Does the tenant have TX work on this core: a descriptor on a transmit
+ * ring, or (fill) a fill ring to stock? An app that sends first waits for
+ * buffers, so for a cold tenant a low fill ring is work even while its
+ * transmit rings are empty. */
 static int
-tx_pending(const struct hg_tenant *tn, unsigned core)
-{
-	uint32_t k, n = __atomic_load_n(&tn->n_live, __ATOMIC_ACQUIRE);
-
-	for (k = 0; k < n && k < HG_MAX_CTX; k++)
-		if (!rte_ring_empty(tn->ring[tn->live_ctx[k] % HG_MAX_CTX][core][HG_RING_TX]))
-			return 1;
-	return 0;
-}
-
-/* Does a cold tenant need TX on this core: a descriptor to take, or a
- * fill ring to stock? An app that sends first waits for buffers, so an
- * empty fill ring is work even while the transmit rings are empty. */
-static int
-tx_wanted(const struct hg_tenant *tn, unsigned core)
+tx_pending(const struct hg_tenant *tn, unsigned core, int fill)
 {
 	uint32_t k, n = __atomic_load_n(&tn->n_live, __ATOMIC_ACQUIRE);
 
@@ -115,7 +104,7 @@ tx_wanted(const struct hg_tenant *tn, unsigned core)
 		struct rte_ring *const *r = tn->ring[tn->live_ctx[k] % HG_MAX_CTX][core];
 
 		if (!rte_ring_empty(r[HG_RING_TX]) ||
-		    rte_ring_count(r[HG_RING_FILL]) < HG_FILL_TARGET / 2)
+		    (fill && rte_ring_count(r[HG_RING_FILL]) < HG_FILL_TARGET / 2))
 			return 1;
 	}
 	return 0;
@@ -180,7 +169,7 @@ tx_throttle(struct hg_dp *dp, struct hg_fp_core *c)
 	HG_TSET_FOREACH(t, &c->hot)
 		if (!hg_funded(c, (unsigned)t))
 			c->t[t].throttles[HG_PT_TX] +=
-				(uint64_t)tx_pending(&dp->tenant[t], c->idx);
+				(uint64_t)tx_pending(&dp->tenant[t], c->idx, 0);
 }
 
 /* The cold sweep: looks at up to max active tenants that are not hot,
@@ -200,7 +189,7 @@ hg_fp_sweep(struct hg_dp *dp, struct hg_fp_core *c, unsigned max)
 		if (hg_tset_has(&c->hot, (unsigned)t) ||
 		    __atomic_load_n(&dp->tstate[t], __ATOMIC_ACQUIRE) !=
 			    HG_TENANT_ACTIVE ||
-		    !tx_wanted(&dp->tenant[t], c->idx))
+		    !tx_pending(&dp->tenant[t], c->idx, 1))
 			continue;
 		c->t[t].tx_idle = 0;
 		hg_tset_add(&c->hot, (unsigned)t);
