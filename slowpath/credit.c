@@ -11,8 +11,6 @@
  * keeps multiplying the pool down while the delay it measures is still
  * the one it caused a round trip ago (Breakwater updates once per RTT).
  */
-#include <rte_cycles.h>
-
 #include "../fastpath/credits.h"
 #include "credit.h"
 
@@ -106,6 +104,24 @@ hg_credit_quiet(const struct hg_registry *reg, int slot)
 	       t->pool >= HG_CREDIT_MAX_SESSION;
 }
 
+/* What the fast path judges the tenant's requests by, from the slow
+ * path's copy. Called whenever a part of it changes, not only from the
+ * tick: a tenant set while the tenant sleeps (settled, out of the tick)
+ * would otherwise be judged by its old D_drop until it woke, and its
+ * first requests with a 100 us default turned away as overload. */
+void
+hg_credit_publish(struct hg_registry *reg, int slot)
+{
+	const struct hg_tenant_sp *t = &reg->t[slot];
+	struct hg_credit_pub *pub = &reg->dp->credit[slot];
+	uint64_t us = reg->tsc_us;
+
+	__atomic_store_n(&pub->dt_tsc, t->credit.dt_us * us, __ATOMIC_RELAXED);
+	__atomic_store_n(&pub->ddrop_tsc, t->credit.ddrop_us * us, __ATOMIC_RELAXED);
+	__atomic_store_n(&pub->dm_tsc, t->dm_tsc, __ATOMIC_RELAXED);
+	__atomic_store_n(&pub->pool, (uint64_t)t->pool, __ATOMIC_RELAXED);
+}
+
 /* A quiet tenant leaves the ticks: the D_m last published may be from a
  * pass when a request still waited, and would stand until the tenant
  * woke up again, turning its next requests away as overload. Nothing
@@ -114,7 +130,7 @@ void
 hg_credit_settle(struct hg_registry *reg, int slot)
 {
 	reg->t[slot].dm_tsc = 0;
-	__atomic_store_n(&reg->dp->credit[slot].dm_tsc, 0, __ATOMIC_RELAXED);
+	hg_credit_publish(reg, slot);
 }
 
 /* Walks the awake tenants (refill.c): an idle one's D_m is zero and its
@@ -122,12 +138,11 @@ hg_credit_settle(struct hg_registry *reg, int slot)
 void
 hg_credit_tick(struct hg_registry *reg, uint64_t now)
 {
-	uint64_t us = rte_get_tsc_hz() / 1000000;
+	uint64_t us = reg->tsc_us;
 	int i;
 
 	HG_TSET_FOREACH(i, &reg->awake) {
 		struct hg_tenant_sp *t = &reg->t[i];
-		struct hg_credit_pub *pub = &reg->dp->credit[i];
 		uint32_t sessions, drained;
 		int64_t issued;
 		double alpha;
@@ -138,11 +153,11 @@ hg_credit_tick(struct hg_registry *reg, uint64_t now)
 		 * fast path's AQM acts on it, and a D_m one update-us old
 		 * would admit requests into a queue already past D_drop */
 		t->dm_tsc = oldest_waiting(&reg->dp->tenant[i], reg->dp->n_cores, now);
-		__atomic_store_n(&pub->dt_tsc, t->credit.dt_us * us, __ATOMIC_RELAXED);
-		__atomic_store_n(&pub->ddrop_tsc, t->credit.ddrop_us * us, __ATOMIC_RELAXED);
-		__atomic_store_n(&pub->dm_tsc, t->dm_tsc, __ATOMIC_RELAXED);
-		if (now < t->next_update)
+		if (now < t->next_update) {
+			__atomic_store_n(&reg->dp->credit[i].dm_tsc, t->dm_tsc,
+					 __ATOMIC_RELAXED);
 			continue;
+		}
 		t->next_update = now + t->credit.update_us * us;
 		sessions = hg_credit_sessions(reg, i, &drained, &issued);
 		alpha = t->credit.alpha > 0 ? t->credit.alpha
@@ -151,6 +166,6 @@ hg_credit_tick(struct hg_registry *reg, uint64_t now)
 					 alpha, t->credit.beta,
 					 (double)(sessions > 1 ? sessions : 1) *
 						 HG_CREDIT_MAX_SESSION);
-		__atomic_store_n(&pub->pool, (uint64_t)t->pool, __ATOMIC_RELAXED);
+		hg_credit_publish(reg, i);
 	}
 }

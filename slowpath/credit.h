@@ -9,6 +9,8 @@
 void hg_credit_tick(struct hg_registry *reg, uint64_t now);
 /* Has the credit tick nothing left to do for the tenant? */
 int hg_credit_quiet(const struct hg_registry *reg, int slot);
+/* Publishes the tenant's D_t, D_drop, D_m and pool to the fast path. */
+void hg_credit_publish(struct hg_registry *reg, int slot);
 /* Publishes what a quiet tenant's credits look like while it sleeps. */
 void hg_credit_settle(struct hg_registry *reg, int slot);
 /* Sessions of a tenant over all cores, with the drained ones and the

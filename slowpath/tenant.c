@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_malloc.h>
 
 #include "config.h"
+#include "credit.h"
 #include "log.h"
 #include "refill.h"
 #include "tenant.h"
@@ -25,6 +27,7 @@ hg_registry_init(struct hg_registry *reg, struct hg_dp *dp)
 {
 	memset(reg, 0, sizeof(*reg));
 	reg->dp = dp;
+	reg->tsc_us = rte_get_tsc_hz() / 1000000;
 	pthread_mutex_init(&reg->lock, NULL);
 }
 
@@ -422,9 +425,8 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	}
 	publish_settings(reg, slot);
 	/* what a deleted tenant of this slot left (its D_m, its pool) must
-	 * not judge the new one's first requests: all zero reads as no delay
-	 * and a pool of one until the slow path's first pass publishes */
-	reg->dp->credit[slot] = (struct hg_credit_pub){ 0 };
+	 * not judge the new one's first requests */
+	hg_credit_publish(reg, slot);
 	publish_rpc(tn, &t->credit);
 	hg_refill_start(reg, slot);
 	if (o->has_ports) {
@@ -474,6 +476,7 @@ hg_tenant_set(struct hg_registry *reg, const char *name,
 		return rc;
 	pthread_mutex_lock(&reg->lock);
 	reg->t[slot].credit = credit;
+	hg_credit_publish(reg, slot);
 	publish_rpc(&reg->dp->tenant[slot], &reg->t[slot].credit);
 	if (o->has_weight)
 		reg->t[slot].weight = o->weight;

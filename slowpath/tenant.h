@@ -82,6 +82,7 @@ struct hg_ctl_counters {
 
 struct hg_registry {
 	struct hg_dp *dp;
+	uint64_t tsc_us;		/* TSC cycles per microsecond */
 	/* held by the slow path while it changes tenants and by DPDK's
 	 * telemetry thread while it reads them; never by a fast-path core */
 	pthread_mutex_t lock;

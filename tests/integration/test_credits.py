@@ -1,6 +1,7 @@
 """Credits and overload control on RPC ports (DESIGN §6, §8)."""
 import json
 import os
+import signal
 import socket
 import struct
 import subprocess
@@ -47,6 +48,34 @@ def test_rejects_carry_zero_credits(net, daemon, cleanup):
     assert sorted(r[8] for r in rejects) == [1, 2] and all(r[6] == 7 for r in replies)
     st = daemon.tenant_stats("rj")["cores"][0]["drops"]
     assert st["rpc_reject_no_credit"] == 2
+
+
+def test_a_set_on_a_sleeping_tenant_takes_effect_at_once(net, daemon, cleanup):
+    """D_t and D_drop reach the fast path when they are set, not when the
+    tenant next wakes the slow path's ticks: a settled tenant used to be
+    judged by the old 100 us D_drop, and a request queued behind one its
+    app had not picked up yet was turned away as overload."""
+    daemon.hgctl("tenant", "add", "late", "--ports", "8705-8705", "--rpc-ports", "8705-8705")
+    app = daemon.echo("late", 8705)
+    cleanup.append(app)
+    time.sleep(0.3)             # nothing to do: the tenant leaves the ticks
+    daemon.hgctl("tenant", "set", "late", "--dt-us", "500000", "--ddrop-us", "2000000")
+    app.proc.send_signal(signal.SIGSTOP)
+    try:
+        s = net.socket()
+        s.settimeout(3)
+        s.sendto(rpc_request(9, 0, 1000), (DAEMON_IP, 8705))
+        time.sleep(0.05)        # request 0 waits 50 ms: past 100 us, not 2 s
+        s.sendto(rpc_request(9, 1, 1000), (DAEMON_IP, 8705))
+        reject = RPC.unpack(s.recvfrom(4096)[0][:32])
+    finally:
+        app.proc.send_signal(signal.SIGCONT)
+    answer = RPC.unpack(s.recvfrom(4096)[0][:32])
+    s.close()
+    assert reject[2] & REJECT and reject[8] == 1, (reject, answer)
+    assert answer[2] & RESPONSE and answer[8] == 0 and answer[5] >= 1, answer
+    drops = daemon.tenant_stats("late")["cores"][0]["drops"]
+    assert drops["rpc_reject_no_credit"] == 1 and drops["rpc_reject_overload"] == 0, drops
 
 
 def test_flood_is_rejected_cheaply_and_the_neighbour_keeps_working(net, daemon, cleanup):

@@ -4,8 +4,10 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
+#include "../../fastpath/credits.h"
 #include "../../fastpath/dp.h"
 #include "../../slowpath/config.h"
+#include "../../slowpath/credit.h"
 #include "../../slowpath/refill.h"
 
 #define B 0.85
@@ -234,6 +236,39 @@ Test(tick, an_idle_tenants_budget_never_exceeds_its_cap)
 	hg_refill_tick(reg, &r, now, 1000);
 	cr_assert_eq(left(0, 0), 4000);
 	cr_assert_eq(r.last_busy, 0, "no core did anything");
+}
+
+/* A tenant set while it sleeps, then settled by the next refill before a
+ * credit tick ran: the fast path must see its new D_t and D_drop, not the
+ * old ones (it turned the next requests away as overload). */
+Test(tick, a_settling_tenant_publishes_its_credit_settings)
+{
+	struct hg_sessions *ss[2];
+	struct hg_refill r;
+
+	for (int c = 0; c < 2; c++) {
+		ss[c] = calloc(1, sizeof(*ss[c]));
+		cr_assert(ss[c] != NULL);
+		dp->core[c].sess = ss[c];
+		dp->core[c].t[0].bud.granted = 15000;
+	}
+	reg->tsc_us = 1000;
+	reg->t[0].credit = (struct hg_credit_cfg){ .rpc_lo = 9, .rpc_hi = 9,
+						   .dt_us = 2000, .ddrop_us = 5000 };
+	reg->t[0].pool = HG_CREDIT_MAX_SESSION;
+	reg->t[0].dm_tsc = 777;				/* from before it slept */
+	dp->credit[0] = (struct hg_credit_pub){ .dm_tsc = 777, .ddrop_tsc = 100000 };
+	hg_refill_init(&r, 0);
+	hg_refill_tick(reg, &r, 1000, 1000);
+	cr_assert(!hg_tset_has(&reg->awake, 0), "full and quiet: settled");
+	cr_assert_eq(dp->credit[0].ddrop_tsc, 5000u * 1000);
+	cr_assert_eq(dp->credit[0].dt_tsc, 2000u * 1000);
+	cr_assert_eq(dp->credit[0].dm_tsc, 0);
+	cr_assert_eq(dp->credit[0].pool, HG_CREDIT_MAX_SESSION);
+	for (int c = 0; c < 2; c++) {
+		dp->core[c].sess = NULL;
+		free(ss[c]);
+	}
 }
 
 Test(tick, deleted_tenants_get_nothing_and_consumption_is_noticed)
