@@ -117,6 +117,7 @@ struct hg_tenant {
 	struct hg_app_route route[HG_MAX_APPS];
 	uint16_t port_lo, port_hi;	/* host order, inclusive */
 	uint16_t rpc_lo, rpc_hi;	/* RPC ports, host order; 0-0: none */
+	int32_t bell[HG_MAX_CTX];	/* eventfd of each open context, -1 */
 } __rte_cache_aligned;
 
 /* A tenant's credit state as the slow path publishes it every update. */
@@ -138,6 +139,7 @@ struct hg_fp_tenant {
 	uint64_t drops[HG_TDROP_N];
 	uint64_t sched_avg;		/* EWMA of SCHED cycles per datagram */
 	uint64_t credit_updates;	/* explicit credit messages sent */
+	uint64_t doorbells;		/* armed workers woken */
 	uint64_t burst;			/* RX burst this tenant was last seen in */
 	uint32_t burst_funded;		/* ... and whether it had budget then */
 	uint32_t tx_idle;		/* empty TX polls since it was hot */
@@ -153,6 +155,12 @@ struct hg_cmd {
 	uint16_t tenant;
 	uint16_t app;
 	uint16_t pad;
+};
+
+/* A context RX delivered to in the current burst (doorbell.h). */
+struct hg_bell {
+	uint16_t tenant;
+	uint16_t ctx;
 };
 
 struct hg_fp_core {
@@ -176,6 +184,8 @@ struct hg_fp_core {
 	uint64_t rng;			/* for splitting slack by weight */
 	uint64_t burst;			/* RX bursts so far */
 	struct hg_sessions *sess;	/* RPC sessions seen on this core */
+	uint32_t n_bell;		/* contexts delivered to this burst */
+	struct hg_bell bell[HG_BATCH];
 	uint16_t ip_id;
 	struct hg_tset pend;		/* tenants with pending TX work here */
 	struct hg_tset hot;		/* tenants TX polls on every pass */

@@ -9,6 +9,7 @@
 #include <rte_jhash.h>
 #include <rte_mbuf.h>
 
+#include "doorbell.h"
 #include "dp.h"
 #include "parse.h"
 
@@ -170,6 +171,7 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 		rx_drop(ft, s, HG_TDROP_RING_FULL);
 		return t;
 	}
+	hg_bell_note(c, (unsigned)t, (unsigned)ctx);
 	/* its answer follows: poll its transmit rings from now on */
 	ft->tx_idle = 0;
 	hg_tset_add(&c->hot, (unsigned)t);
@@ -250,6 +252,37 @@ rx_one(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf *m,
 	return t;
 }
 
+/* Wakes the armed workers the burst delivered to, each write billed to
+ * its tenant like the datagrams that caused it; the fence and the looks
+ * at unarmed contexts belong to no one. */
+static void
+ring_bells(struct hg_dp *dp, struct hg_fp_core *c, const struct rx_gate *g)
+{
+	uint64_t t0, t1;
+	unsigned i;
+
+	if (c->n_bell == 0)
+		return;
+	t0 = rte_rdtsc();
+	hg_bell_fence();
+	for (i = 0; i < c->n_bell; i++) {
+		unsigned t = c->bell[i].tenant;
+		struct hg_fp_tenant *ft = &c->t[t];
+		int rang = hg_bell_ring(&dp->tenant[t], c->bell[i].ctx);
+
+		t1 = rte_rdtsc();
+		if (rang) {
+			ft->doorbells++;
+			hg_charge(ft, HG_PT_RX, t1 - t0, 0,
+				  g->protect && burst_funded(c, ft, t));
+		} else {
+			c->unattributed += t1 - t0;
+		}
+		t0 = t1;
+	}
+	c->n_bell = 0;
+}
+
 static unsigned
 rx_burst(struct hg_dp *dp, struct hg_fp_core *c)
 {
@@ -293,6 +326,7 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c)
 		}
 		t = now;
 	}
+	ring_bells(dp, c, &g);
 	if (n_rep > 0) {
 		hg_fp_xmit(dp, c, replies, n_rep, &c->drops[HG_DROP_NIC_FULL]);
 		c->unattributed += rte_rdtsc() - t;

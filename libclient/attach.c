@@ -131,6 +131,24 @@ map_app(hg_app_t *app, uint32_t slot)
 	return 0;
 }
 
+/* How long an idle worker polls before it blocks on its doorbell:
+ * $HG_SPIN_US, else HG_SPIN_US_DEFAULT. */
+static uint64_t
+spin_ns(void)
+{
+	const char *s = getenv("HG_SPIN_US");
+	char *end;
+	unsigned long us;
+
+	if (s == NULL || *s == '\0')
+		return HG_SPIN_US_DEFAULT * 1000u;
+	errno = 0;
+	us = strtoul(s, &end, 10);
+	if (errno != 0 || *end != '\0' || us > 1000000)
+		return HG_SPIN_US_DEFAULT * 1000u;
+	return us * 1000u;
+}
+
 hg_app_t *
 hg_attach(const char *ctl_path, const char *tenant)
 {
@@ -149,6 +167,7 @@ hg_attach(const char *ctl_path, const char *tenant)
 	}
 	pthread_mutex_init(&app->lock, NULL);
 	pthread_mutex_init(&app->gt_lock, NULL);
+	app->spin_ns = spin_ns();
 	app->sock = hg_ctl_connect(ctl_path);
 	if (app->sock < 0) {
 		hg_fail(-app->sock, "cannot reach hourglassd at %s: %s", ctl_path,
@@ -205,25 +224,34 @@ hg_ctx_open(hg_app_t *app)
 	Hg__Response *rsp;
 	hg_ctx_t *ctx;
 	uint32_t id, core, kind;
+	int bell = -1;
 
 	req.body_case = HG__REQUEST__BODY_CTX_OPEN;
 	req.ctx_open = &e;
-	if (call(app, &req, &rsp, NULL) < 0)
+	if (call(app, &req, &rsp, &bell) < 0) {
+		if (bell >= 0)
+			close(bell);
 		return NULL;
+	}
 	id = rsp->body_case == HG__RESPONSE__BODY_CTX_OPEN ? rsp->ctx_open->ctx
 							    : UINT32_MAX;
 	hg__response__free_unpacked(rsp, NULL);
-	if (id >= app->hdr->max_ctx || app->n_ctxs >= HG_MAX_CTX) {
-		hg_fail(EPROTO, "daemon sent a bad context id");
+	if (id >= app->hdr->max_ctx || app->n_ctxs >= HG_MAX_CTX || bell < 0) {
+		hg_fail(EPROTO, bell < 0 ? "daemon sent no doorbell"
+					 : "daemon sent a bad context id");
+		if (bell >= 0)
+			close(bell);
 		return NULL;
 	}
 	ctx = calloc(1, sizeof(*ctx));
 	if (ctx == NULL) {
+		close(bell);
 		hg_fail(ENOMEM, "out of memory");
 		return NULL;
 	}
 	ctx->app = app;
 	ctx->id = id;
+	ctx->bell = bell;
 	ctx->shm = (struct hg_ctx_shm *)(app->base + app->hdr->ctx_off) + id;
 	for (core = 0; core < app->n_cores; core++)
 		for (kind = 0; kind < HG_RING_KINDS; kind++)
@@ -254,8 +282,11 @@ hg_detach(hg_app_t *app)
 		return;
 	close(app->sock);
 	hg_green_free_all(app);
-	for (i = 0; i < app->n_ctxs; i++)
+	for (i = 0; i < app->n_ctxs; i++) {
+		if (app->ctxs[i]->bell >= 0)
+			close(app->ctxs[i]->bell);
 		free(app->ctxs[i]);
+	}
 	munmap(app->base, app->size);
 	pthread_mutex_destroy(&app->lock);
 	pthread_mutex_destroy(&app->gt_lock);

@@ -31,6 +31,7 @@ struct hg_app {
 	struct hg_app_shm *shm;
 	struct rte_ring *wq;	/* this app's wait queue */
 	const struct hg_steer_shm *steer;
+	uint64_t spin_ns;	/* a worker spins this long before it blocks */
 	uint32_t n_ctxs;	/* atomic; ctxs[0..n_ctxs) stay valid */
 	hg_ctx_t *ctxs[HG_MAX_CTX];
 	/* green threads by handle (index, generation): what goes into the
@@ -47,6 +48,7 @@ struct hg_ctx {
 	uint64_t rx_tsc;	/* RX timestamp of the request last taken */
 	uint32_t tx_next;	/* core hg_sendto tries first */
 	struct hg_ctx_shm *shm;
+	int bell;		/* the doorbell eventfd, non-blocking */
 	struct rte_ring *ring[HG_MAX_FP_CORES][HG_RING_KINDS];
 	uint32_t n_cache[HG_MAX_FP_CORES];
 	uint32_t cache[HG_MAX_FP_CORES][HG_CACHE];
@@ -80,6 +82,13 @@ hg_ctx_t *hg_self(hg_ctx_t *ctx);
 void hg_req_end(hg_ctx_t *w);
 /* Takes one request from the worker's own queues (stash, then RX rings). */
 int hg_poll_local(hg_ctx_t *w, struct hg_msg *m);
+/* Is a request waiting for the worker (stash, its RX rings, the app's
+ * wait queue)? What a worker re-checks after arming its doorbell. */
+int hg_ready(const hg_ctx_t *w);
+/* Arms the worker's doorbell and blocks until it rings, the daemon goes
+ * (-ENOTCONN) or deadline_ns (CLOCK_MONOTONIC, 0: none) passes (0).
+ * Returns 1 when there may be work. */
+int hg_wait(hg_ctx_t *w, uint64_t deadline_ns, uint64_t now_ns);
 /* Fills m from a descriptor the daemon (or a stolen queue) handed over. */
 int hg_desc_to_msg(const hg_app_t *app, const struct hg_desc *d, struct hg_msg *m);
 void hg_green_free_all(hg_app_t *app);

@@ -32,6 +32,8 @@ extern "C" {
 
 #define HG_DEFAULT_CTL "/run/hourglass/app.sock"	/* the app socket */
 #define HG_MSG_MAX     1472	/* largest payload (1500-byte MTU) */
+#define HG_SPIN_US_DEFAULT 20	/* idle polling before a worker blocks;
+				 * $HG_SPIN_US overrides it at hg_attach */
 
 typedef struct hg_app hg_app_t;
 typedef struct hg_ctx hg_ctx_t;
@@ -66,9 +68,33 @@ HG_API void hg_ctx_close(hg_ctx_t *ctx);
 HG_API void hg_detach(hg_app_t *app);
 
 /* Receives one datagram. timeout_us: 0 = don't wait, < 0 = wait forever
- * (until the daemon goes away). Returns 1 with *m filled, 0 on timeout,
- * or a negative errno (-ENOTCONN once the daemon is gone). */
+ * (until the daemon goes away). An idle worker polls for HG_SPIN_US, then
+ * blocks on its context's doorbell until the daemon delivers. Returns 1
+ * with *m filled, 0 on timeout, or a negative errno (-ENOTCONN once the
+ * daemon is gone). */
 HG_API int hg_recv(hg_ctx_t *ctx, struct hg_msg *m, long timeout_us);
+
+/* ---- event loops ----
+ *
+ * Each context has a doorbell, an eventfd the daemon writes when it
+ * delivers to the context while it is armed. An app with its own event
+ * loop (epoll, libevent) waits on it instead of calling a blocking
+ * hg_recv:
+ *
+ *   int fd = hg_ctx_fd(ctx);              // add to epoll for EPOLLIN
+ *   for (;;) {
+ *           while (hg_recv(ctx, &m, 0) == 1)
+ *                   hg_send(ctx, &m, m.data, m.len);
+ *           if (hg_ctx_arm(ctx) == 0)      // armed, nothing came since
+ *                   epoll_wait(ep, ev, 8, -1);
+ *   }
+ *
+ * hg_ctx_arm returns 1 (work arrived: don't wait, receive again), 0
+ * (armed: the next delivery makes fd readable) or a negative errno. A
+ * wake-up is never lost between the last hg_recv and the wait. The fd is
+ * non-blocking and owned by the library; hg_ctx_arm drains it. */
+HG_API int hg_ctx_fd(hg_ctx_t *ctx);
+HG_API int hg_ctx_arm(hg_ctx_t *ctx);
 
 /* Sends len bytes of data back to req's sender, from the port req came to,
  * and hands req back. data may point into req->data. Returns 0, -EMSGSIZE

@@ -13,9 +13,6 @@
 
 #include "client.h"
 
-#define SPIN_POLLS     2000u	/* empty polls before sleeping */
-#define SLEEP_MAX_US   200u
-#define ALIVE_EVERY    64u	/* sleeps between daemon liveness checks */
 #define EMA_DEFAULT_NS 5000u	/* until a short request has been seen */
 
 static _Thread_local hg_ctx_t *tls_worker;
@@ -408,14 +405,18 @@ pick(hg_ctx_t *w, struct hg_msg *m)
 	return PICK_NONE;
 }
 
+/* Polls for the app's spin time, then blocks on the doorbell (doorbell.c)
+ * until the daemon delivers: no sleep in steps, no poll forever. Waiting
+ * is real time: the injectable clock is for stamping requests. */
 int
 hg_recv(hg_ctx_t *c, struct hg_msg *m, long timeout_us)
 {
 	hg_ctx_t *w = hg_self(c);
-	uint64_t deadline = timeout_us > 0 ? now_ns() + (uint64_t)timeout_us * 1000u : 0;
-	unsigned empty = 0, sleeps = 0, us = 10;
+	uint64_t now = mono_ns(), idle_since = 0, deadline = 0;
 	int r;
 
+	if (timeout_us > 0)
+		deadline = now + (uint64_t)timeout_us * 1000u;
 	hg_req_end(w);	/* the previous request, if it got no reply */
 	for (;;) {
 		r = pick(w, m);
@@ -425,23 +426,24 @@ hg_recv(hg_ctx_t *c, struct hg_msg *m, long timeout_us)
 			return 1;
 		}
 		if (r == PICK_SWITCHED) {
-			empty = 0;
+			idle_since = 0;
 			continue;
 		}
 		if (timeout_us == 0)
 			return 0;
-		if (++empty < SPIN_POLLS) {
+		now = mono_ns();
+		if (deadline != 0 && now >= deadline)
+			return 0;
+		if (idle_since == 0)
+			idle_since = now;
+		if (now - idle_since < w->app->spin_ns) {
 			rte_pause();
 			continue;
 		}
-		if (deadline != 0 && now_ns() >= deadline)
-			return 0;
-		if (++sleeps % ALIVE_EVERY == 0 && !hg_daemon_alive(w->app))
-			return hg_fail(ENOTCONN, "hourglassd went away");
-		struct timespec ts = { 0, (long)us * 1000 };
-
-		nanosleep(&ts, NULL);
-		us = us * 2 > SLEEP_MAX_US ? SLEEP_MAX_US : us * 2;
+		r = hg_wait(w, deadline, now);
+		if (r < 0)
+			return r;
+		idle_since = 0;
 	}
 }
 

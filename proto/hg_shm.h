@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define HG_SHM_MAGIC        0x48475348u	/* "HGSH" */
-#define HG_SHM_VERSION      3u
+#define HG_SHM_VERSION      4u
 
 #define HG_PAGE_SIZE        4096u
 #define HG_MAX_FP_CORES     8u
@@ -86,7 +86,16 @@ enum hg_ctx_state {
 };
 
 /* Per-context (per worker thread) control block. The steering fields are
- * the Synergy worker control block of DESIGN §5. */
+ * the Synergy worker control block of DESIGN §5.
+ *
+ * The doorbell: each context has an eventfd the daemon made and passed at
+ * ctx open. A worker about to block sets armed, re-checks its queues with
+ * a full fence between (a request enqueued before the fence is seen by
+ * the re-check), and blocks on the eventfd; the fast path, after
+ * enqueueing a burst and its own full fence, clears armed and writes the
+ * eventfd once for each armed context it delivered to (fastpath/doorbell.h).
+ * Either the worker sees the request or the daemon sees armed: no wake-up
+ * is lost. The daemon only tests armed for non-zero. */
 struct hg_ctx_shm {
 	uint32_t state;		/* enum hg_ctx_state, daemon-written */
 	uint32_t app;		/* owning app slot, daemon-written */
@@ -96,7 +105,8 @@ struct hg_ctx_shm {
 	uint64_t quantum_ns;	/* library: current quantum */
 	uint64_t long_start_ns;	/* library: start of the running long request */
 	uint64_t short_ema_ns;	/* library: EMA of short service time */
-	uint8_t pad[24];
+	uint32_t armed;		/* library sets before blocking, daemon clears */
+	uint8_t pad[20];
 };
 
 /* Per-tenant steering settings (DESIGN §5), written by the daemon from
@@ -147,6 +157,11 @@ struct hg_region_hdr {
 	uint64_t wq_stride;
 	struct hg_steer_shm steer;	/* tenant settings, daemon-written */
 };
+
+_Static_assert(sizeof(struct hg_desc) == 24, "descriptor must stay 24 bytes");
+_Static_assert(sizeof(struct hg_ctx_shm) == 64, "ctx block is one cache line");
+_Static_assert(sizeof(struct hg_app_shm) == 64, "app block is one cache line");
+_Static_assert(sizeof(struct hg_region_hdr) <= HG_PAGE_SIZE, "header page");
 
 /* Offset of the struct rte_ring of (ctx, core, kind) from the region base. */
 static inline uint64_t

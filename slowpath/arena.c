@@ -4,7 +4,7 @@
 
 #include "arena.h"
 
-#define CHUNK_DATA 16384u
+#define CHUNK_DATA 4096u
 
 struct hg_arena_chunk {
 	struct hg_arena_chunk *next;

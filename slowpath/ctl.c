@@ -338,7 +338,7 @@ cmd_ctx_open(struct call *c)
 	if (r == NULL)
 		return -ENOMEM;
 	rc = hg_app_ctx_open(c->conn->ctl->reg, c->conn->slot, c->conn->app, &ctx,
-			     c->err);
+			     &c->pass_fd, c->err);
 	if (rc < 0)
 		return rc;
 	hg__ctx_open_reply__init(r);
@@ -458,13 +458,23 @@ conn_flush(struct hg_conn *cn)
 static void
 reply(struct hg_conn *cn, struct call *c)
 {
+	Hg__Response e = HG__RESPONSE__INIT;
 	uint8_t *buf = NULL;
-	size_t n = hg_frame_response(c->rsp, &buf);
+	size_t n = 0;
 
+	/* One descriptor in flight per connection (conn_flush): a client that
+	 * pipelines a second before reading the first reply is told so. */
+	if (c->pass_fd >= 0 && cn->pass_fd >= 0) {
+		e.id = c->rsp->id;
+		e.status = EBUSY;
+		e.error = "a descriptor is still in flight: read the last reply first";
+		c->pass_fd = -1;
+		n = hg_frame_response(&e, &buf);
+	} else {
+		n = hg_frame_response(c->rsp, &buf);
+	}
 	if (n == 0) {
 		/* too big or no memory: say so instead of going silent */
-		Hg__Response e = HG__RESPONSE__INIT;
-
 		e.id = c->rsp->id;
 		e.status = EMSGSIZE;
 		e.error = "reply too large";

@@ -13,10 +13,6 @@
 
 _Static_assert(offsetof(struct rte_ring, prod) == HG_RING_GEOM_BYTES,
 	       "struct rte_ring layout changed: update HG_RING_GEOM_BYTES");
-_Static_assert(sizeof(struct hg_desc) == 24, "descriptor must stay 24 bytes");
-_Static_assert(sizeof(struct hg_ctx_shm) == 64, "ctx block is one cache line");
-_Static_assert(sizeof(struct hg_region_hdr) <= HG_PAGE_SIZE, "header page");
-_Static_assert(sizeof(struct hg_app_shm) == 64, "app block is one cache line");
 
 static uint64_t
 page_round(uint64_t n)

@@ -104,6 +104,8 @@ tenant_stats(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
 		cs->core = c;
 		cs->budget = hg_budget_left(&ft->bud);
 		cs->debt = cs->budget < 0 ? (uint64_t)-cs->budget : 0;
+		cs->has_doorbells = 1;
+		cs->doorbells = LOAD(ft->doorbells);
 		cs->rx = point(a, ft, HG_PT_RX);
 		cs->tx = point(a, ft, HG_PT_TX);
 		cs->sched = point(a, ft, HG_PT_SCHED);
@@ -142,6 +144,27 @@ core_stats(const struct hg_fp_core *fc, struct hg_arena *a)
 	return cs->drops ? cs : NULL;
 }
 
+/* Does a reply show tenant i (all live tenants, or only slot)? */
+static int
+shown(const struct hg_registry *reg, unsigned i, int slot)
+{
+	return reg->t[i].used && !reg->t[i].releasing &&
+	       (slot < 0 || (int)i == slot);
+}
+
+/* A reply's tenant array, sized to what it shows: sized to the 4,096
+ * possible tenants, every request allocated 32 KiB for a handful. */
+static void *
+tenant_array(const struct hg_registry *reg, int slot, struct hg_arena *a)
+{
+	size_t n = 0;
+	unsigned i;
+
+	for (i = 0; i < HG_MAX_TENANTS; i++)
+		n += (size_t)shown(reg, i, slot);
+	return hg_arena_alloc(a, (n ? n : 1) * sizeof(void *));
+}
+
 Hg__Stats *
 hg_stats_collect(struct hg_registry *reg, int slot, struct hg_arena *a)
 {
@@ -151,13 +174,12 @@ hg_stats_collect(struct hg_registry *reg, int slot, struct hg_arena *a)
 	if (s == NULL)
 		return NULL;
 	s->tsc_hz = rte_get_tsc_hz();
-	s->tenants = hg_arena_alloc(a, HG_MAX_TENANTS * sizeof(*s->tenants));
+	s->tenants = tenant_array(reg, slot, a);
 	s->cores = hg_arena_alloc(a, n * sizeof(*s->cores));
 	if (s->tenants == NULL || s->cores == NULL)
 		return NULL;
 	for (i = 0; i < HG_MAX_TENANTS; i++) {
-		if (!reg->t[i].used || reg->t[i].releasing ||
-		    (slot >= 0 && (int)i != slot))
+		if (!shown(reg, i, slot))
 			continue;
 		if ((s->tenants[s->n_tenants++] = tenant_stats(reg, i, a)) == NULL)
 			return NULL;
@@ -254,11 +276,11 @@ hg_tenants_collect(struct hg_registry *reg, struct hg_arena *a)
 
 	if (l == NULL)
 		return NULL;
-	l->tenants = hg_arena_alloc(a, HG_MAX_TENANTS * sizeof(*l->tenants));
+	l->tenants = tenant_array(reg, -1, a);
 	if (l->tenants == NULL)
 		return NULL;
 	for (i = 0; i < HG_MAX_TENANTS; i++) {
-		if (!reg->t[i].used || reg->t[i].releasing)
+		if (!shown(reg, i, -1))
 			continue;
 		if ((l->tenants[l->n_tenants++] = tenant_info(reg, i, a)) == NULL)
 			return NULL;
@@ -292,7 +314,7 @@ tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
 		{ "rx_cycles", "rx_packets" }, { "tx_cycles", "tx_packets" },
 		{ "sched_cycles", "sched_packets" } };
 	struct rte_tel_data *x = rte_tel_data_alloc(), *dr = rte_tel_data_alloc();
-	uint64_t v[3][2] = { { 0 } }, drops[HG_TDROP_N] = { 0 };
+	uint64_t v[3][2] = { { 0 } }, drops[HG_TDROP_N] = { 0 }, bells = 0;
 	size_t c, i;
 
 	if (x == NULL || dr == NULL) {
@@ -310,6 +332,7 @@ tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
 		}
 		for (i = 0; i < ts->cores[c]->n_drops && i < HG_TDROP_N; i++)
 			drops[i] += ts->cores[c]->drops[i]->value;
+		bells += ts->cores[c]->doorbells;
 	}
 	rte_tel_data_start_dict(x);
 	for (i = 0; i < 3; i++) {
@@ -318,6 +341,7 @@ tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
 	}
 	rte_tel_data_add_dict_u64(x, "weight_milli", (uint64_t)(ts->weight * 1000));
 	rte_tel_data_add_dict_u64(x, "cap", ts->cap);
+	rte_tel_data_add_dict_u64(x, "doorbells", bells);
 	if (ts->credits != NULL) {
 		rte_tel_data_add_dict_u64(x, "credit_pool", ts->credits->pool);
 		rte_tel_data_add_dict_u64(x, "rpc_sessions", ts->credits->sessions);

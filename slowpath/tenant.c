@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_malloc.h>
@@ -347,12 +349,25 @@ setup_buffers(struct hg_registry *reg, int slot)
 	return 0;
 }
 
+/* Only once no core can ring it: after the app's reclaim or the tenant's
+ * release was acknowledged by every core (a closed number reused by
+ * another open would be written to). */
+static void
+close_bell(struct hg_tenant *tn, uint32_t ctx)
+{
+	if (tn->bell[ctx] >= 0)
+		close(tn->bell[ctx]);
+	tn->bell[ctx] = -1;
+}
+
 static void
 free_tenant(struct hg_registry *reg, int slot)
 {
 	struct hg_tenant_sp *t = &reg->t[slot];
 	uint32_t c;
 
+	for (c = 0; c < HG_MAX_CTX; c++)
+		close_bell(&reg->dp->tenant[slot], c);
 	for (c = 0; c < HG_MAX_FP_CORES; c++)
 		rte_free(t->bufmem[c]);
 	hg_region_destroy(&t->region);
@@ -390,8 +405,11 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	tn = &reg->dp->tenant[slot];
 	memset(t, 0, sizeof(*t));
 	memset(tn, 0, sizeof(*tn));
-	/* a zeroed region would say fd 0: a refused add must not close it */
+	/* a zeroed region or bell would say fd 0: a refused add must not
+	 * close it */
 	t->region.fd = -1;
+	for (p = 0; p < HG_MAX_CTX; p++)
+		tn->bell[p] = -1;
 	tn->slot = slot;
 	t->used = 1;
 	snprintf(t->name, sizeof(t->name), "%s", name);
@@ -596,14 +614,14 @@ hg_app_attach(struct hg_registry *reg, const char *tenant,
 
 int
 hg_app_ctx_open(struct hg_registry *reg, int slot, int app, uint32_t *ctx_out,
-		char *err)
+		int *bell_out, char *err)
 {
 	struct hg_tenant_sp *t = &reg->t[slot];
 	struct hg_tenant *tn = &reg->dp->tenant[slot];
 	struct hg_app_route *r = &tn->route[app];
 	struct hg_ctx_shm *cs;
 	uint32_t ctx;
-	int rc;
+	int rc, bell;
 
 	for (ctx = 0; ctx < HG_MAX_CTX && t->ctx_used[ctx]; ctx++)
 		;
@@ -619,6 +637,15 @@ hg_app_ctx_open(struct hg_registry *reg, int slot, int app, uint32_t *ctx_out,
 	if (rc < 0)
 		HG_LOG(WARNING, "tenant %s: cannot restore the geometry of context "
 		       "%u's rings in the app's view", t->name, ctx);
+	/* a fresh doorbell per open: the last owner's copy rings nothing */
+	bell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (bell < 0) {
+		rc = -errno;
+		ERR("cannot make context %u's doorbell: %s", ctx, strerror(errno));
+		return rc;
+	}
+	close_bell(tn, ctx);
+	tn->bell[ctx] = bell;
 	t->ctx_used[ctx] = 1;
 	t->app[app].n_ctx++;
 	cs = &tn->ctx_shm[ctx];
@@ -632,6 +659,7 @@ hg_app_ctx_open(struct hg_registry *reg, int slot, int app, uint32_t *ctx_out,
 	r->ctx[r->n_ctx] = (uint8_t)ctx;
 	__atomic_store_n(&r->n_ctx, r->n_ctx + 1, __ATOMIC_RELEASE);
 	*ctx_out = ctx;
+	*bell_out = bell;
 	return 0;
 }
 
@@ -719,6 +747,7 @@ finish_app(struct hg_registry *reg, int slot, int app)
 		if (t->ctx_used[ctx] && tn->ctx_app[ctx] == app) {
 			tn->ctx_shm[ctx].state = HG_CTX_FREE;
 			t->ctx_used[ctx] = 0;
+			close_bell(tn, ctx);
 		}
 	}
 	memset(&t->app[app], 0, sizeof(t->app[app]));

@@ -141,8 +141,10 @@ int hg_tenant_del(struct hg_registry *reg, const char *name, char *err);
  * the tenant's uid or a member of its gid may attach (-EACCES, counted). */
 int hg_app_attach(struct hg_registry *reg, const char *tenant,
 		  const struct hg_peer *peer, int *slot, int *app, char *err);
+/* Opens a context: *ctx its index, *bell its doorbell (an eventfd the
+ * daemon keeps; the reply passes the app a copy). */
 int hg_app_ctx_open(struct hg_registry *reg, int slot, int app, uint32_t *ctx,
-		    char *err);
+		    int *bell, char *err);
 int hg_app_bind(struct hg_registry *reg, int slot, int app, uint32_t port,
 		char *err);
 void hg_app_detach(struct hg_registry *reg, int slot, int app);

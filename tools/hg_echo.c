@@ -9,6 +9,10 @@
  * at least --long-ns are long: they are bracketed by the feedback API and
  * their spin calls hg_yield() every microsecond of work, so the daemon can
  * preempt them when short requests wait (Synergy, DESIGN §5).
+ *
+ * With --event-loop each worker instead waits in its own epoll set on its
+ * context's doorbell (hg_ctx_fd, hg_ctx_arm): the shape of an app that has
+ * an event loop of its own. No green threads there, so no preemption.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hg_wire.h"
 #include "hourglass.h"
@@ -38,6 +44,7 @@ static uint64_t long_ns = 10000;
  * thread can oversleep by milliseconds, which a benchmark would charge to
  * the datapath. */
 static int poll_only;
+static int event_loop;
 
 struct worker {
 	pthread_t tid;
@@ -117,6 +124,14 @@ serve(hg_ctx_t *ctx, struct hg_msg *m)
 }
 
 static void
+worker_failed(const char *what)
+{
+	fprintf(stderr, "hg-echo: %s\n", what);
+	failed = 1;
+	stop = 1;
+}
+
+static void
 serve_loop(hg_ctx_t *ctx, void *arg)
 {
 	struct hg_msg m;
@@ -126,9 +141,7 @@ serve_loop(hg_ctx_t *ctx, void *arg)
 	while (!stop) {
 		rc = hg_recv(ctx, &m, poll_only ? 0 : 100000);
 		if (rc < 0) {
-			fprintf(stderr, "hg-echo: %s\n", hg_strerror());
-			failed = 1;
-			stop = 1;
+			worker_failed(hg_strerror());
 			break;
 		}
 		if (rc == 1)
@@ -141,11 +154,43 @@ run(void *arg)
 {
 	struct worker *w = arg;
 
-	if (hg_run(w->ctx, serve_loop, w) < 0) {
-		fprintf(stderr, "hg-echo: %s\n", hg_strerror());
-		failed = 1;
-		stop = 1;
+	if (hg_run(w->ctx, serve_loop, w) < 0)
+		worker_failed(hg_strerror());
+	return NULL;
+}
+
+/* Drain, arm, wait: hg_ctx_arm re-checks after arming, so a request that
+ * came after the last hg_recv either makes it return 1 or rings the fd. */
+static void *
+run_event_loop(void *arg)
+{
+	struct worker *w = arg;
+	struct epoll_event ev = { .events = EPOLLIN }, out;
+	int ep = epoll_create1(EPOLL_CLOEXEC), rc = 0;
+	struct hg_msg m;
+
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, hg_ctx_fd(w->ctx), &ev) < 0) {
+		worker_failed(strerror(errno));
+		if (ep >= 0)
+			close(ep);
+		return NULL;
 	}
+	while (!stop) {
+		while ((rc = hg_recv(w->ctx, &m, 0)) == 1)
+			serve(w->ctx, &m);
+		if (rc == 0)
+			rc = hg_ctx_arm(w->ctx);
+		if (rc < 0) {
+			worker_failed(hg_strerror());
+			break;
+		}
+		/* a bounded wait, to notice stop */
+		if (rc == 0 && epoll_wait(ep, &out, 1, 100) < 0 && errno != EINTR) {
+			worker_failed(strerror(errno));
+			break;
+		}
+	}
+	close(ep);
 	return NULL;
 }
 
@@ -156,7 +201,8 @@ usage(int code)
 		"usage: hg-echo [--ctl PATH] --tenant NAME --port P [--port P...] [--threads N]\n"
 		"               [--long-ns NS]   (requests this long or longer are long;"
 		" default 10000)\n"
-		"               [--poll]         (busy-poll, never sleep)\n");
+		"               [--poll]         (busy-poll, never sleep)\n"
+		"               [--event-loop]   (wait in epoll on each context's doorbell)\n");
 	exit(code);
 }
 
@@ -170,6 +216,7 @@ main(int argc, char **argv)
 		{ "threads", required_argument, NULL, 'n' },
 		{ "long-ns", required_argument, NULL, 'l' },
 		{ "poll", no_argument, NULL, 'P' },
+		{ "event-loop", no_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -206,6 +253,7 @@ main(int argc, char **argv)
 			  }
 			  break;
 		case 'P': poll_only = 1; break;
+		case 'E': event_loop = 1; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -230,7 +278,8 @@ main(int argc, char **argv)
 		}
 	}
 	for (i = 0; i < threads; i++)
-		pthread_create(&w[i].tid, NULL, run, &w[i]);
+		pthread_create(&w[i].tid, NULL, event_loop ? run_event_loop : run,
+			       &w[i]);
 	printf("hg-echo: tenant %s port %ld threads %ld ready\n", tenant, port,
 	       threads);
 	fflush(stdout);

@@ -317,7 +317,7 @@ one_point_json(const Hg__PointStats *p)
 
 struct totals {
 	struct point_sum pt[3];
-	uint64_t drops, over_budget;
+	uint64_t drops, over_budget, doorbells;
 	int64_t budget;
 	uint64_t debt;
 };
@@ -336,6 +336,7 @@ sum_tenant(const Hg__TenantStats *t, struct totals *s)
 		add_point(&s->pt[2], cs->sched);
 		s->budget += cs->budget;
 		s->debt += cs->debt;
+		s->doorbells += cs->doorbells;
 		for (d = 0; d < cs->n_drops; d++) {
 			s->drops += cs->drops[d]->value;
 			if (strcmp(cs->drops[d]->name, "rx_over_budget") == 0)
@@ -354,15 +355,16 @@ tenant_stats_json(const Hg__TenantStats *t)
 	for (c = 0; c < t->n_cores; c++) {
 		const Hg__TenantCoreStats *cs = t->cores[c];
 
-		json_array_append_new(cores, json_pack("{s:i, s:I, s:I, s:o, s:o, s:o, s:o}",
+		json_array_append_new(cores, json_pack("{s:i, s:I, s:I, s:I, s:o, s:o, s:o, s:o}",
 			"core", (int)cs->core, "budget", (json_int_t)cs->budget,
 			"debt", (json_int_t)cs->debt,
+			"doorbells", (json_int_t)cs->doorbells,
 			"rx", one_point_json(cs->rx), "tx", one_point_json(cs->tx),
 			"sched", one_point_json(cs->sched),
 			"drops", drops_json(cs->drops, cs->n_drops)));
 	}
 	sum_tenant(t, &s);
-	return json_pack("{s:s, s:i, s:f, s:I, s:{s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I}, s:o, s:o}",
+	return json_pack("{s:s, s:i, s:f, s:I, s:{s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o}",
 			 "name", t->name, "id", (int)t->id, "weight", t->weight,
 			 "cap", (json_int_t)t->cap, "total",
 			 "rx", point_json(&s.pt[0]), "tx", point_json(&s.pt[1]),
@@ -372,6 +374,7 @@ tenant_stats_json(const Hg__TenantStats *t)
 			 "budget", (json_int_t)s.budget, "debt", (json_int_t)s.debt,
 			 "drops", (json_int_t)s.drops,
 			 "over_budget_drops", (json_int_t)s.over_budget,
+			 "doorbells", (json_int_t)s.doorbells,
 			 "cores", cores,
 			 "credits", t->credits ? credits_json(t->credits) : json_null());
 }
@@ -461,6 +464,9 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 		print_point("rx", &s.pt[0]);
 		print_point("tx", &s.pt[1]);
 		print_point("sched", &s.pt[2]);
+		if (s.doorbells)
+			printf("  doorbells %" PRIu64 " (armed workers woken)\n",
+			       s.doorbells);
 		if (t->credits)
 			printf("  credits: pool %" PRIu64 ", issued %" PRId64 ", sessions %u,"
 			       " drained %u, updates sent %" PRIu64 ", D_m %.0f us\n",

@@ -242,7 +242,8 @@ def test_sessions_are_bounded_per_tenant(net, daemon, cleanup):
     assert daemon.tenant_stats("greedy")["cores"][0]["drops"]["rpc_reject_no_session"] == 6
     for sess in range(3):
         s.sendto(rpc_request(500 + sess, 0, 1000), (DAEMON_IP, 8792))
-        assert RPC.unpack(s.recvfrom(4096)[0][:32])[2] & RESPONSE
+        r = RPC.unpack(s.recvfrom(4096)[0][:32])
+        assert r[2] & RESPONSE, (sess, r, daemon.tenant_stats("modest"))
     s.close()
     r = daemon.hgctl("tenant", "set", "greedy", "--max-sessions", "0", check=False)
     assert r.returncode == 1 and "max-sessions" in r.stderr

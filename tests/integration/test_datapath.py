@@ -5,6 +5,8 @@ import socket
 import struct
 import time
 
+import pytest
+
 from hg import BIN, DAEMON_IP, PEER_IP, udp_roundtrip, wait_for
 
 
@@ -166,3 +168,34 @@ def test_kill9_of_one_app_leaves_the_other_tenant_working(net, daemon, cleanup):
     cleanup.append(again)
     assert udp_roundtrip(s, 7600, b"reborn") == b"reborn"
     s.close()
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.parametrize("mode", [(), ("--event-loop",)], ids=["hg_recv", "event_loop"])
+def test_idle_workers_block_and_each_request_rings_them(net, daemon, cleanup, mode):
+    """Issue 10: an idle worker neither polls forever nor sleeps in steps;
+    it blocks on its context's doorbell and the fast path wakes it."""
+    name = "bell" + ("ev" if mode else "")
+    port = 7700 if not mode else 7710
+    daemon.hgctl("tenant", "add", name, "--ports", f"{port}-{port}")
+    echo = daemon.echo(name, port, threads=2, extra=mode)
+    cleanup.append(echo)
+    time.sleep(0.3)
+    cpu0 = cpu_seconds(echo.proc.pid)
+    time.sleep(1.0)
+    idle_cpu = cpu_seconds(echo.proc.pid) - cpu0
+    assert idle_cpu < 0.1, f"idle workers used {idle_cpu:.2f} s of CPU in 1 s"
+    s = net.socket()
+    try:
+        for i in range(20):
+            time.sleep(0.05)            # the worker has gone to sleep
+            assert udp_roundtrip(s, port, b"ring%d" % i, tries=1) == b"ring%d" % i
+    finally:
+        s.close()
+    bells = daemon.tenant_stats(name)["total"]["doorbells"]
+    assert bells >= 10, bells

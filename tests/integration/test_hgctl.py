@@ -31,12 +31,12 @@ def test_tenant_lifecycle_and_json(daemon):
     st = daemon.stats("life")
     assert st["tsc_hz"] > 0 and st["tenants"][0]["name"] == "life"
     core = st["tenants"][0]["cores"][0]
-    assert set(core) == {"core", "budget", "debt", "rx", "tx", "sched", "drops"}
+    assert set(core) == {"core", "budget", "debt", "doorbells", "rx", "tx", "sched", "drops"}
     assert set(core["rx"]) == {"cycles", "nic_cycles", "packets", "cycles_per_packet",
                                "throttles", "unfunded"}
     assert 0 < core["budget"] <= 9001 and core["debt"] == 0
     total = st["tenants"][0]["total"]
-    assert {"cycles", "budget", "debt", "over_budget_drops"} <= set(total)
+    assert {"cycles", "budget", "debt", "over_budget_drops", "doorbells"} <= set(total)
     assert "unattributed_cycles" in st["cores"][0]
     assert "rx" in daemon.hgctl("stats").stdout
     daemon.hgctl("tenant", "del", "life")

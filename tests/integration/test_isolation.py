@@ -185,7 +185,12 @@ def test_a_client_that_never_reads_cannot_grow_the_daemon(daemon):
     assert time.time() - t0 < 2
     assert daemon.stats()["control"]["reads_paused"] >= 1
     c.close()
-    assert grown < 16 * 1024, f"daemon grew by {grown} KiB"
+    # Under AddressSanitizer freed memory stays in its quarantine (up to
+    # 256 MiB), so every request handled shows as growth (~10 KiB each);
+    # unbounded output would still fail that bound (all 20,000 handled
+    # and their replies held).
+    limit = 64 * 1024 if BUILD.rstrip("/").endswith("asan") else 16 * 1024
+    assert grown < limit, f"daemon grew by {grown} KiB"
 
 
 def test_connections_are_capped(daemon):

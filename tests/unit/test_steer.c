@@ -2,11 +2,17 @@
  *
  * Synergy steering in libhgclient against a real region, with this test
  * playing the daemon: stealing, the wait queue, green-thread preemption,
- * the EMA and quantum (injected clock), and the timer's decisions. */
+ * the EMA and quantum (injected clock), the timer's decisions, and the
+ * doorbell with both sides racing. */
 #include <criterion/criterion.h>
+#include <poll.h>
+#include <pthread.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include "../../fastpath/doorbell.h"
 #include "../../libclient/client.h"
 #include "../../slowpath/region.h"
 #include "../../slowpath/timer.h"
@@ -31,6 +37,9 @@ open_ctx(uint32_t id)
 	cr_assert_eq(hg_region_reset_ctx(&reg, &tn, id, 1), 0);
 	c->app = app;
 	c->id = id;
+	/* the daemon's copy and the app's are one descriptor here */
+	c->bell = tn.bell[id] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	cr_assert_geq(c->bell, 0);
 	c->shm = (struct hg_ctx_shm *)(app->base + app->hdr->ctx_off) + id;
 	c->ring[0][HG_RING_RX] = (struct rte_ring *)(app->base +
 		hg_ring_offset(app->hdr, id, 0, HG_RING_RX));
@@ -86,8 +95,10 @@ static void
 teardown(void)
 {
 	hg_green_free_all(app);
-	for (uint32_t i = 0; i < app->n_ctxs; i++)
+	for (uint32_t i = 0; i < app->n_ctxs; i++) {
+		close(app->ctxs[i]->bell);
 		free(app->ctxs[i]);
+	}
 	munmap(app->base, app->size);
 	free(app);
 	hg_region_destroy(&reg);
@@ -285,4 +296,163 @@ Test(timer, wait_queue_congestion_needs_a_stalled_consumer)
 	cr_assert_eq(hg_wq_check(&w, 2, 3, 130000, T), 1, "kept until next check");
 	cr_assert_eq(hg_wq_check(&w, 2, 0, 180000, T), 0, "empty queue");
 	cr_assert_eq(hg_wq_check(&w, 2, 5, 900000, 0), 0, "THRESH_WQD 0: off");
+}
+
+/* ---- the doorbell ---- */
+
+TestSuite(doorbell, .init = setup, .fini = teardown);
+
+/* What RX does after a burst that delivered to ctx (rx.c ring_bells). */
+static int
+daemon_rings(uint32_t ctx)
+{
+	hg_bell_fence();
+	return hg_bell_ring(&tn, ctx);
+}
+
+static uint64_t
+bell_count(int fd)
+{
+	uint64_t v = 0;
+
+	return read(fd, &v, sizeof(v)) == sizeof(v) ? v : 0;
+}
+
+Test(doorbell, arm_says_whether_to_wait)
+{
+	hg_ctx_t *c = open_ctx(0);
+	struct pollfd p = { .fd = hg_ctx_fd(c), .events = POLLIN };
+	struct hg_msg m;
+
+	cr_assert_eq(hg_ctx_arm(c), 0, "nothing waits: armed");
+	cr_assert_eq(c->shm->armed, 1);
+	cr_assert_eq(poll(&p, 1, 0), 0, "not rung yet");
+	deliver(0, 1, "x");
+	cr_assert_eq(daemon_rings(0), 1);
+	cr_assert_eq(c->shm->armed, 0, "the daemon disarms as it rings");
+	cr_assert_eq(poll(&p, 1, 0), 1, "the descriptor is readable");
+	cr_assert_eq(hg_ctx_arm(c), 1, "work came: don't wait");
+	cr_assert_eq(c->shm->armed, 0);
+	cr_assert_eq(poll(&p, 1, 0), 0, "arm drained the count");
+	cr_assert_eq(hg_recv(c, &m, 0), 1);
+	cr_assert_eq(daemon_rings(0), 0, "nobody armed: no system call");
+}
+
+Test(doorbell, an_app_armed_all_the_time_gets_one_ring_per_burst)
+{
+	hg_ctx_t *c = open_ctx(0);
+	struct hg_fp_core *core = calloc(1, sizeof(*core));
+	unsigned burst, k, i, rung;
+
+	cr_assert(core != NULL);
+	for (burst = 0; burst < 3; burst++) {
+		c->shm->armed = 7;		/* hostile: armed, any value */
+		for (k = 0; k < HG_BATCH; k++)
+			hg_bell_note(core, 0, 0);
+		hg_bell_note(core, 1, 0);
+		cr_assert_eq(core->n_bell, 2, "one entry per (tenant, context)");
+		for (rung = 0, i = 0; i < core->n_bell; i++)
+			if (core->bell[i].tenant == 0)
+				rung += (unsigned)daemon_rings(core->bell[i].ctx);
+		core->n_bell = 0;
+		cr_assert_eq(rung, 1);
+	}
+	cr_assert_eq(bell_count(c->bell), 3, "three bursts, three writes");
+	free(core);
+}
+
+/* The fast path delivers one request at a time, at random moments, while
+ * the worker blocks in hg_recv with no spin: every delivery races the
+ * worker's arm-recheck-block. A lost wake-up leaves the worker asleep
+ * until its timeout, and the test fails. */
+#define RACE_N 20000u
+
+struct race {
+	uint32_t taken;			/* requests the worker got, atomic */
+	uint32_t rung, stuck;
+	struct timespec t0;
+};
+
+static double
+ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static void *
+fast_path(void *arg)
+{
+	struct race *r = arg;
+	unsigned seed = 1;
+	uint32_t i, k, spin;
+
+	for (i = 0; i < RACE_N; i++) {
+		struct hg_desc d = { .buf = i % 64, .len = 1 };
+
+		for (spin = (unsigned)rand_r(&seed) % 256; spin > 0; spin--)
+			rte_pause();
+		if (rte_ring_sp_enqueue_elem(tn.ring[0][0][HG_RING_RX], &d,
+					     sizeof(d)) != 0)
+			break;
+		r->rung += (uint32_t)daemon_rings(0);
+		/* the next one only once this was taken: one in flight */
+		for (k = 0; __atomic_load_n(&r->taken, __ATOMIC_ACQUIRE) <= i; k++) {
+			if (k % 1024 == 0 && ms_since(&r->t0) > 60000) {
+				r->stuck = 1;
+				return NULL;
+			}
+			rte_pause();
+		}
+	}
+	return NULL;
+}
+
+Test(doorbell, no_wake_up_is_lost_when_both_sides_race, .timeout = 120)
+{
+	hg_ctx_t *c = open_ctx(0);
+	struct race r = { 0 };
+	struct hg_msg m;
+	pthread_t th;
+	uint32_t i;
+
+	app->spin_ns = 0;		/* block at once: the most races */
+	clock_gettime(CLOCK_MONOTONIC, &r.t0);
+	cr_assert_eq(pthread_create(&th, NULL, fast_path, &r), 0);
+	for (i = 0; i < RACE_N; i++) {
+		struct timespec t0;
+		int got;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		got = hg_recv(c, &m, 1000000);
+		/* a lost wake-up ends only at the timeout, which finds the
+		 * request still there: so judge by the time it took */
+		if (got != 1 || ms_since(&t0) > 500)
+			break;
+		__atomic_store_n(&r.taken, i + 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&r.taken, UINT32_MAX, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	cr_assert_eq(i, RACE_N, "request %u did not wake the worker", i);
+	cr_assert_eq(r.stuck, 0);
+	cr_log_info("%u round trips in %.0f ms, %u rings", RACE_N, ms_since(&r.t0), r.rung);
+	cr_assert_gt(r.rung, RACE_N / 10, "the worker was asleep for some (%u)",
+		     r.rung);
+}
+
+Test(doorbell, a_blocked_receive_ends_at_its_timeout)
+{
+	hg_ctx_t *c = open_ctx(0);
+	struct timespec t0;
+	struct hg_msg m;
+	double ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cr_assert_eq(hg_recv(c, &m, 50000), 0);
+	ms = ms_since(&t0);
+	cr_assert(ms >= 49 && ms < 5000, "%.1f ms", ms);
+	cr_assert_eq(c->shm->armed, 0, "disarmed after the wait");
 }

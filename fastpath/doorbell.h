@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Doorbells (proto/hg_shm.h): RX notes each context it delivers to during
+ * a burst, and after the burst rings those whose worker armed its bell,
+ * at most once per context and burst, the cost billed to the tenant. No
+ * system call while nobody is armed: one fence per burst, one load per
+ * context delivered to.
+ */
+#ifndef HG_FASTPATH_DOORBELL_H
+#define HG_FASTPATH_DOORBELL_H
+
+#include <stdint.h>
+#include <unistd.h>
+
+#include <rte_atomic.h>
+
+#include "dp.h"
+
+/* Remembers that the burst enqueued onto (t, ctx). A burst delivers to a
+ * handful of contexts, mostly the last one again: a linear scan from the
+ * newest entry is cheaper than any set. */
+static inline void
+hg_bell_note(struct hg_fp_core *c, unsigned t, unsigned ctx)
+{
+	unsigned i;
+
+	for (i = c->n_bell; i-- > 0;)
+		if (c->bell[i].tenant == t && c->bell[i].ctx == ctx)
+			return;
+	if (c->n_bell < HG_BATCH)
+		c->bell[c->n_bell++] = (struct hg_bell){ (uint16_t)t, (uint16_t)ctx };
+}
+
+/* The fast path's side of the protocol, after the enqueues: fence, then
+ * look at armed. Returns 1 if it rang (made the system call, to be billed).
+ * The eventfd and the context index are the daemon's own; armed is tenant
+ * memory and only tested. The eventfd is non-blocking: a counter at its
+ * maximum (a worker that never reads) fails the write with EAGAIN, and
+ * the worker is awake anyway. */
+static inline int
+hg_bell_ring(const struct hg_tenant *tn, unsigned ctx)
+{
+	static const uint64_t one = 1;
+	uint32_t *armed = &tn->ctx_shm[ctx].armed;
+	int fd = tn->bell[ctx];
+
+	if (fd < 0 || __atomic_load_n(armed, __ATOMIC_RELAXED) == 0)
+		return 0;
+	__atomic_store_n(armed, 0, __ATOMIC_RELAXED);
+	ssize_t n = write(fd, &one, sizeof(one));
+
+	(void)n;
+	return 1;
+}
+
+/* Makes the burst's enqueues visible before any armed flag is read: the
+ * store-load order the worker's arm-then-recheck relies on. */
+static inline void
+hg_bell_fence(void)
+{
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+#endif /* HG_FASTPATH_DOORBELL_H */

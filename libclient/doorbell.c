@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The library's side of the doorbell (proto/hg_shm.h): a worker that
+ * found nothing for a short spin arms its context, re-checks, and blocks
+ * on the context's eventfd, which the fast path writes when it delivers
+ * to an armed context. Event-loop apps wait on the same descriptor
+ * (hg_ctx_fd, hg_ctx_arm).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_atomic.h>
+
+#include "client.h"
+
+int
+hg_ready(const hg_ctx_t *w)
+{
+	const hg_app_t *app = w->app;
+	uint32_t core;
+
+	if (w->stash_i < w->stash_n)
+		return 1;
+	for (core = 0; core < app->n_cores; core++)
+		if (!rte_ring_empty(w->ring[core][HG_RING_RX]))
+			return 1;
+	/* preempted requests wait only for workers inside hg_run, which
+	 * take them; a plain hg_recv never looks there */
+	if (w->cur == NULL)
+		return 0;
+	return w->own_head != NULL ||
+	       (__atomic_load_n(&app->steer->wait_queue, __ATOMIC_RELAXED) &&
+		!rte_ring_empty(app->wq));
+}
+
+int
+hg_ctx_fd(hg_ctx_t *ctx)
+{
+	return ctx->bell;
+}
+
+/* Drain first: a ring that raced a disarm (below) left a count that
+ * would otherwise end the next wait at once. Then arm, fence, re-check:
+ * a request enqueued before the daemon's fence is seen here, one after
+ * it finds armed set and rings. */
+int
+hg_ctx_arm(hg_ctx_t *c)
+{
+	hg_ctx_t *w = hg_self(c);
+	uint64_t v;
+
+	if (read(w->bell, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		return hg_fail(errno, "doorbell: %s", strerror(errno));
+	__atomic_store_n(&w->shm->armed, 1, __ATOMIC_RELAXED);
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!hg_ready(w))
+		return 0;
+	__atomic_store_n(&w->shm->armed, 0, __ATOMIC_RELAXED);
+	return 1;
+}
+
+int
+hg_wait(hg_ctx_t *w, uint64_t deadline_ns, uint64_t now_ns)
+{
+	struct pollfd p[2] = {
+		{ .fd = w->bell, .events = POLLIN },
+		/* the control socket closes when the daemon goes */
+		{ .fd = w->app->sock, .events = POLLRDHUP },
+	};
+	struct timespec ts, *tsp = NULL;
+	int rc = hg_ctx_arm(w);
+
+	if (rc != 0)
+		return rc < 0 ? rc : 1;
+	if (deadline_ns != 0) {
+		uint64_t left = deadline_ns > now_ns ? deadline_ns - now_ns : 0;
+
+		ts = (struct timespec){ (time_t)(left / 1000000000u),
+					(long)(left % 1000000000u) };
+		tsp = &ts;
+	}
+	rc = ppoll(p, 2, tsp, NULL);
+	__atomic_store_n(&w->shm->armed, 0, __ATOMIC_RELAXED);
+	if (p[1].revents & (POLLRDHUP | POLLHUP | POLLERR))
+		return hg_fail(ENOTCONN, "hourglassd went away");
+	if (rc < 0 && errno != EINTR)
+		return hg_fail(errno, "doorbell: %s", strerror(errno));
+	return rc != 0;		/* 0: the deadline passed */
+}
