@@ -133,7 +133,7 @@ $(BIN)/hg-idle: $(OBJ)/tools/hg_idle.o $(LIB)/libhgclient.a
 
 # the pure-logic pieces, linked without EAL
 UNIT_LINK := $(OBJ)/fastpath/parse.o $(OBJ)/fastpath/bufpart.o $(OBJ)/fastpath/dp.o \
-	$(OBJ)/fastpath/drops.o $(OBJ)/fastpath/budget.o \
+	$(OBJ)/fastpath/drops.o \
 	$(OBJ)/slowpath/config.o $(OBJ)/slowpath/refill.o $(OBJ)/slowpath/credit.o \
 	$(OBJ)/slowpath/arena.o $(OBJ)/slowpath/region.o \
 	$(OBJ)/slowpath/timer.o $(PROTO_O)

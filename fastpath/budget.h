@@ -3,10 +3,12 @@
  * Time protection (DESIGN §4, Virtuoso §4): per-tenant, per-core budgets in
  * TSC cycles, and the deficit-round-robin choice of whom a point serves.
  *
- * A budget is granted - consumed. The slow path is the only writer of
- * granted and the fast path the only writer of consumed, so neither needs
- * an atomic read-modify-write: each reads the other's word, which only
- * grows (granted may also shrink when a cap is lowered).
+ * A budget is granted - consumed, topped up lazily: when a point looks at
+ * it, the core adds rate x (now - last) and clamps to the cap (Virtuoso
+ * eq. 1, evaluated on demand). The core is the only writer of all three
+ * words; the slow path writes only each tenant's rate and cap. So a
+ * budget never waits for the slow path to run: a busy CPU 0 delays a rate
+ * change, never the refill.
  */
 #ifndef HG_FASTPATH_BUDGET_H
 #define HG_FASTPATH_BUDGET_H
@@ -15,19 +17,67 @@
 
 #include "tset.h"
 
-/* One tenant's budget on one core. granted has a cache line of its own:
- * the slow path rewrites it every refill and must not steal the line the
- * core's counters live on. */
+#define HG_RATE_ONE (1ull << 32)	/* rate fixed point: cycles per cycle */
+
+/* One tenant's budget on one core; written by that core only. */
 struct hg_budget {
-	uint64_t granted __attribute__((aligned(64)));	/* slow path only */
-	uint64_t consumed __attribute__((aligned(64)));	/* fast path only */
+	uint64_t granted;
+	uint64_t consumed;
+	uint64_t last;		/* TSC of the last top-up; 0: never (full) */
 };
 
-static inline int64_t
-hg_budget_left(const struct hg_budget *b)
+/* The budget per TSC cycle of a tenant (Virtuoso eq. 1: B w / sum(w)),
+ * in HG_RATE_ONE units. */
+static inline uint64_t
+hg_budget_rate(double boost, double weight, double weight_sum)
 {
-	return (int64_t)(__atomic_load_n(&b->granted, __ATOMIC_RELAXED) -
-			 __atomic_load_n(&b->consumed, __ATOMIC_RELAXED));
+	double r = weight_sum > 0 ? boost * weight / weight_sum : 0;
+
+	return r <= 0 ? 0 : r >= 1 ? HG_RATE_ONE : (uint64_t)(r * (double)HG_RATE_ONE);
+}
+
+/* b' = min(C, b + rate x elapsed), as a new granted. A cap lowered below
+ * what is left cuts it down to the cap. An elapsed of 2^31 cycles or more
+ * (about a second) fills any budget, and keeps the product in 64 bits. */
+static inline uint64_t
+hg_budget_grant(uint64_t granted, uint64_t consumed, uint64_t elapsed,
+		uint64_t rate, uint64_t cap)
+{
+	int64_t room = (int64_t)cap - (int64_t)(granted - consumed);
+	int64_t add = room;
+
+	if (elapsed < (1ull << 31) && rate <= HG_RATE_ONE) {
+		uint64_t e = (elapsed * rate + HG_RATE_ONE / 2) >> 32;
+
+		if ((int64_t)e < room)
+			add = (int64_t)e;
+	}
+	return granted + (uint64_t)add;
+}
+
+/* What is left at TSC now, without topping up (the slow path's view). */
+static inline int64_t
+hg_budget_peek(const struct hg_budget *b, uint64_t rate, uint64_t cap,
+	       uint64_t now)
+{
+	uint64_t granted = __atomic_load_n(&b->granted, __ATOMIC_RELAXED);
+	uint64_t consumed = __atomic_load_n(&b->consumed, __ATOMIC_RELAXED);
+	uint64_t last = __atomic_load_n(&b->last, __ATOMIC_RELAXED);
+	uint64_t elapsed = last == 0 ? UINT64_MAX : now > last ? now - last : 0;
+
+	return (int64_t)(hg_budget_grant(granted, consumed, elapsed, rate, cap) -
+			 consumed);
+}
+
+/* Tops the budget up to TSC now and returns what is left. */
+static inline int64_t
+hg_budget_left(struct hg_budget *b, uint64_t rate, uint64_t cap, uint64_t now)
+{
+	int64_t left = hg_budget_peek(b, rate, cap, now);
+
+	__atomic_store_n(&b->granted, b->consumed + (uint64_t)left, __ATOMIC_RELAXED);
+	__atomic_store_n(&b->last, now, __ATOMIC_RELAXED);
+	return left;
 }
 
 static inline void
@@ -104,10 +154,14 @@ hg_cost_avg(uint64_t avg, uint64_t cycles, unsigned n)
 	return avg == 0 ? per : avg - avg / 8 + per / 8;
 }
 
-/* Slow-path refill (Virtuoso eq. 1): e = B (tau' - tau) w / sum(w) and
+/* Virtuoso eq. 1 in one call: e = B (tau' - tau) w / sum(w) and
  * b' = min(C, b + e). Returns the new granted value. */
-uint64_t hg_budget_refill(uint64_t granted, uint64_t consumed, uint64_t elapsed,
-			  double boost, double weight, double weight_sum,
-			  uint64_t cap);
+static inline uint64_t
+hg_budget_refill(uint64_t granted, uint64_t consumed, uint64_t elapsed,
+		 double boost, double weight, double weight_sum, uint64_t cap)
+{
+	return hg_budget_grant(granted, consumed, elapsed,
+			       hg_budget_rate(boost, weight, weight_sum), cap);
+}
 
 #endif /* HG_FASTPATH_BUDGET_H */

@@ -183,6 +183,7 @@ struct hg_fp_core {
 	uint64_t sweep_next;		/* TSC of the next paced sweep */
 	uint64_t rng;			/* for splitting slack by weight */
 	uint64_t burst;			/* RX bursts so far */
+	uint64_t now;			/* TSC at the start of this pass */
 	struct hg_sessions *sess;	/* RPC sessions seen on this core */
 	uint32_t n_bell;		/* contexts delivered to this burst */
 	struct hg_bell bell[HG_BATCH];
@@ -218,6 +219,8 @@ struct hg_dp {
 	uint32_t weight_q[HG_MAX_TENANTS];	/* weights in hundredths, atomic */
 	uint64_t extra_cycles[HG_MAX_TENANTS];	/* synthetic work per datagram */
 	uint64_t cap[HG_MAX_TENANTS];		/* budget caps, atomic */
+	uint64_t rate[HG_MAX_TENANTS];		/* budget per TSC cycle, atomic
+						 * (HG_RATE_ONE units, budget.h) */
 	uint32_t steer_jsq[HG_MAX_TENANTS];	/* RX steering: 0 flow, 1 jsq */
 	struct hg_credit_pub credit[HG_MAX_TENANTS];
 	uint32_t sess_quota[HG_MAX_TENANTS];	/* RPC sessions per core, atomic */
@@ -255,10 +258,21 @@ hg_touch(struct hg_fp_core *c, unsigned t)
 	hg_aset_mark(&c->touched, t);
 }
 
-static inline int
-hg_funded(const struct hg_fp_core *c, unsigned t)
+/* What tenant t has left on core c, topped up to the pass's start: the
+ * refill happens here, when a point looks, never waiting for the slow
+ * path (budget.h). */
+static inline int64_t
+hg_left(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 {
-	return hg_budget_left(&c->t[t].bud) > 0;
+	return hg_budget_left(&c->t[t].bud,
+			      __atomic_load_n(&dp->rate[t], __ATOMIC_RELAXED),
+			      __atomic_load_n(&dp->cap[t], __ATOMIC_RELAXED), c->now);
+}
+
+static inline int
+hg_funded(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
+{
+	return hg_left(dp, c, t) > 0;
 }
 
 static inline int

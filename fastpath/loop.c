@@ -115,6 +115,7 @@ hg_fp_loop(void *arg)
 
 	while (!dp->quit) {
 		t0 = rte_rdtsc();
+		c->now = t0;
 		pmd0 = c->pmd_cycles;
 		work = hg_fp_rx(dp, c);
 		work += hg_fp_tx(dp, c);

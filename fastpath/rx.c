@@ -57,11 +57,13 @@ struct rx_gate {
 /* Was tenant t funded when the burst first met it? Budgets are read once
  * per tenant and burst (ft->burst), so a burst costs O(its tenants). */
 static int
-burst_funded(struct hg_fp_core *c, struct hg_fp_tenant *ft, unsigned t)
+burst_funded(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 {
+	struct hg_fp_tenant *ft = &c->t[t];
+
 	if (ft->burst != c->burst) {
 		ft->burst = c->burst;
-		ft->burst_funded = (uint32_t)hg_funded(c, t);
+		ft->burst_funded = (uint32_t)hg_funded(dp, c, t);
 	}
 	return (int)ft->burst_funded;
 }
@@ -70,7 +72,7 @@ burst_funded(struct hg_fp_core *c, struct hg_fp_tenant *ft, unsigned t)
  * pending set once per burst, only when an unfunded tenant's drop hangs
  * on it. */
 static int
-pend_funded(struct hg_fp_core *c, struct rx_gate *g)
+pend_funded(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g)
 {
 	int t;
 
@@ -78,7 +80,7 @@ pend_funded(struct hg_fp_core *c, struct rx_gate *g)
 		return g->funded_busy;
 	g->pend_checked = 1;
 	HG_TSET_FOREACH(t, &c->pend)
-		if (burst_funded(c, &c->t[t], (unsigned)t)) {
+		if (burst_funded(dp, c, (unsigned)t)) {
 			g->funded_busy = 1;
 			break;
 		}
@@ -86,17 +88,19 @@ pend_funded(struct hg_fp_core *c, struct rx_gate *g)
 }
 
 static int
-over_budget(struct hg_fp_core *c, struct rx_gate *g, struct hg_fp_tenant *ft,
+over_budget(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
 	    int t)
 {
+	const struct hg_fp_tenant *ft = &c->t[t];
+
 	if (!g->drop)
 		return 0;
-	if (burst_funded(c, ft, (unsigned)t)) {
+	if (burst_funded(dp, c, (unsigned)t)) {
 		g->funded_busy = 1;
 		return 0;
 	}
 	/* t is unfunded, so any funded tenant with work is another one */
-	return ft->pend_tail - ft->pend_head >= HG_BATCH && pend_funded(c, g);
+	return ft->pend_tail - ft->pend_head >= HG_BATCH && pend_funded(dp, c, g);
 }
 
 /* Drops a datagram of tenant t after its RPC request was admitted: the
@@ -138,7 +142,7 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 	tn = &dp->tenant[t];
 	ft = &c->t[t];
 	*learn = app >= 0;
-	if (over_budget(c, g, ft, t)) {
+	if (over_budget(dp, c, g, t)) {
 		ft->drops[HG_TDROP_OVER_BUDGET]++;
 		return t;
 	}
@@ -274,7 +278,7 @@ ring_bells(struct hg_dp *dp, struct hg_fp_core *c, const struct rx_gate *g)
 		if (rang) {
 			ft->doorbells++;
 			hg_charge(ft, HG_PT_RX, t1 - t0, 0,
-				  g->protect && burst_funded(c, ft, t));
+				  g->protect && burst_funded(dp, c, t));
 		} else {
 			c->unattributed += t1 - t0;
 		}
@@ -315,7 +319,7 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c)
 		if (tenant >= 0) {
 			struct hg_fp_tenant *ft = &c->t[tenant];
 			int billed = g.protect &&
-				     burst_funded(c, ft, (unsigned)tenant);
+				     burst_funded(dp, c, (unsigned)tenant);
 
 			hg_charge(ft, HG_PT_RX, now - t + share, 1, billed);
 			ft->unfunded[HG_PT_RX] += g.protect && !billed;

@@ -120,7 +120,7 @@ sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
  * budget (or, for slack, the cap) only while another tenant is active:
  * a lone tenant delays nobody and keeps full bursts. */
 static unsigned
-batch_room(const struct hg_dp *dp, const struct hg_fp_core *c, int t,
+batch_room(const struct hg_dp *dp, struct hg_fp_core *c, int t,
 	   int protect, int slack, unsigned room)
 {
 	const struct hg_fp_tenant *ft = &c->t[t];
@@ -129,7 +129,7 @@ batch_room(const struct hg_dp *dp, const struct hg_fp_core *c, int t,
 		return room;
 	return hg_batch_size(slack ? (int64_t)__atomic_load_n(&dp->cap[t],
 							      __ATOMIC_RELAXED)
-				   : hg_budget_left(&ft->bud),
+				   : hg_left(dp, c, (unsigned)t),
 			     ft->sched_avg, room);
 }
 
@@ -165,12 +165,12 @@ serve(struct hg_dp *dp, struct hg_fp_core *c, int t, int protect, int funded,
 
 /* Does any tenant with pending work here have budget left? */
 static int
-any_funded(const struct hg_fp_core *c)
+any_funded(const struct hg_dp *dp, struct hg_fp_core *c)
 {
 	int t;
 
 	HG_TSET_FOREACH(t, &c->pend)
-		if (hg_funded(c, (unsigned)t))
+		if (hg_funded(dp, c, (unsigned)t))
 			return 1;
 	return 0;
 }
@@ -191,14 +191,14 @@ hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c)
 
 	if (hg_tset_empty(&c->pend))
 		return 0;
-	if (protect && !any_funded(c)) {
+	if (protect && !any_funded(dp, c)) {
 		t = hg_lottery(&c->pend, dp->weight_q, &c->rng);
 		return t < 0 ? 0 : serve(dp, c, t, 1, 0, 1, HG_BATCH);
 	}
 	start = c->sched_rr % HG_MAX_TENANTS;
 	for (t = hg_tset_next(&c->pend, start); t >= 0 && sent < HG_BATCH;
 	     t = hg_tset_lap_next(&c->pend, t, start)) {
-		f = !protect || hg_funded(c, (unsigned)t);
+		f = !protect || hg_funded(dp, c, (unsigned)t);
 		if (!f) {
 			c->t[t].throttles[HG_PT_SCHED]++;
 		} else {

@@ -152,7 +152,7 @@ tx_lap(struct hg_dp *dp, struct hg_fp_core *c, int protect, int funded)
 
 	for (t = hg_tset_next(&c->hot, start); t >= 0;
 	     t = hg_tset_lap_next(&c->hot, t, start)) {
-		if (funded >= 0 && hg_funded(c, (unsigned)t) != funded)
+		if (funded >= 0 && hg_funded(dp, c, (unsigned)t) != funded)
 			continue;
 		work += tx_poll(dp, c, t, protect && funded == 1,
 				protect && funded == 0);
@@ -167,7 +167,7 @@ tx_throttle(struct hg_dp *dp, struct hg_fp_core *c)
 	int t;
 
 	HG_TSET_FOREACH(t, &c->hot)
-		if (!hg_funded(c, (unsigned)t))
+		if (!hg_funded(dp, c, (unsigned)t))
 			c->t[t].throttles[HG_PT_TX] +=
 				(uint64_t)tx_pending(&dp->tenant[t], c->idx, 0);
 }

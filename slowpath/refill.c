@@ -10,27 +10,23 @@ hg_refill_init(struct hg_refill *r, uint64_t now)
 	*r = (struct hg_refill){ .last = now, .last_busy = now };
 }
 
-/* Refills tenant i on every core; returns 1 if every budget is full. */
+/* Publishes tenant i's refill rate (written only when it changed: every
+ * core reads the line); returns 1 if its budget is full on every core at
+ * TSC now. The cores top budgets up themselves (budget.h). */
 static int
-refill_tenant(struct hg_registry *reg, unsigned i, uint64_t elapsed,
-	      double wsum)
+publish_rate(struct hg_registry *reg, unsigned i, double wsum, uint64_t now)
 {
 	const struct hg_tenant_sp *t = &reg->t[i];
-	const struct hg_dp *dp = reg->dp;
+	struct hg_dp *dp = reg->dp;
+	uint64_t rate = hg_budget_rate(hg_cfg.boost, t->weight, wsum);
 	int full = 1;
 	unsigned c;
 
-	for (c = 0; c < dp->n_cores; c++) {
-		struct hg_budget *b = &dp->core[c].t[i].bud;
-		uint64_t used = __atomic_load_n(&b->consumed, __ATOMIC_RELAXED);
-
-		__atomic_store_n(&b->granted,
-				 hg_budget_refill(b->granted, used, elapsed,
-						  hg_cfg.boost, t->weight,
-						  wsum, t->cap),
-				 __ATOMIC_RELAXED);
-		full &= hg_budget_left(b) >= (int64_t)t->cap;
-	}
+	if (__atomic_load_n(&dp->rate[i], __ATOMIC_RELAXED) != rate)
+		__atomic_store_n(&dp->rate[i], rate, __ATOMIC_RELAXED);
+	for (c = 0; c < dp->n_cores; c++)
+		full &= hg_budget_peek(&dp->core[c].t[i].bud, rate, t->cap, now) >=
+			(int64_t)t->cap;
 	return full;
 }
 
@@ -54,19 +50,19 @@ awake_weight(const struct hg_registry *reg)
 /* Walks the awake tenants only: those a core worked for since the last
  * tick (its touched marks) and those not yet settled. A tenant settles,
  * and leaves the walk, once its budgets are full on every core and its
- * credits have nothing left to do (hg_credit_quiet): a refill would then
- * change nothing, and the next datagram it gets marks it again. */
+ * credits have nothing left to do (hg_credit_quiet): its rate then
+ * matters to nobody, and the next datagram it gets marks it again. */
 int
 hg_refill_tick(struct hg_registry *reg, struct hg_refill *r, uint64_t now,
 	       uint64_t period)
 {
 	const struct hg_dp *dp = reg->dp;
-	uint64_t elapsed = now - r->last, busy = 0;
+	uint64_t busy = 0;
 	double wsum;
 	unsigned c;
 	int i;
 
-	if (elapsed < period)
+	if (now - r->last < period)
 		return 0;
 	for (c = 0; c < dp->n_cores; c++)
 		hg_aset_take(&dp->core[c].touched, &reg->awake);
@@ -76,7 +72,7 @@ hg_refill_tick(struct hg_registry *reg, struct hg_refill *r, uint64_t now,
 
 		if (!t->used || t->releasing) {
 			hg_tset_del(&reg->awake, (unsigned)i);
-		} else if (refill_tenant(reg, (unsigned)i, elapsed, wsum) &&
+		} else if (publish_rate(reg, (unsigned)i, wsum, now) &&
 			   hg_credit_quiet(reg, i)) {
 			hg_credit_settle(reg, i);
 			hg_tset_del(&reg->awake, (unsigned)i);
@@ -93,12 +89,15 @@ hg_refill_tick(struct hg_registry *reg, struct hg_refill *r, uint64_t now,
 	return 1;
 }
 
+/* A new tenant's budgets are full (never topped up: last is 0); its
+ * rate counts it among the awake tenants until the next tick. */
 void
 hg_refill_start(struct hg_registry *reg, int slot)
 {
-	unsigned c;
+	const struct hg_tenant_sp *t = &reg->t[slot];
 
-	for (c = 0; c < reg->dp->n_cores; c++)
-		__atomic_store_n(&reg->dp->core[c].t[slot].bud.granted,
-				 reg->t[slot].cap, __ATOMIC_RELAXED);
+	__atomic_store_n(&reg->dp->rate[slot],
+			 hg_budget_rate(hg_cfg.boost, t->weight,
+					awake_weight(reg) + t->weight),
+			 __ATOMIC_RELAXED);
 }

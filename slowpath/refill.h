@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Budget refill (DESIGN §4): every refill-ns the slow path hands each
- * tenant on each fast-path core its weighted share of the elapsed cycles,
- * up to the tenant's cap.
+ * Budget refill (DESIGN §4): every refill-ns the slow path publishes each
+ * awake tenant's rate, its weighted share of a core (boost x w / sum(w)
+ * over the awake tenants); each fast-path core tops its budgets up at that
+ * rate, up to the cap, whenever it looks at them (budget.h), so a late
+ * slow path delays a rate change, never a refill.
  */
 #ifndef HG_SLOWPATH_REFILL_H
 #define HG_SLOWPATH_REFILL_H
@@ -12,18 +14,19 @@
 #include "tenant.h"
 
 struct hg_refill {
-	uint64_t last;		/* TSC of the previous refill */
+	uint64_t last;		/* TSC of the previous tick */
 	uint64_t last_busy;	/* TSC when a core last did any work */
 	uint64_t busy_passes;	/* sum over cores at the previous refill */
 	uint64_t refills;
 };
 
 void hg_refill_init(struct hg_refill *r, uint64_t now);
-/* Refills if a period has passed since the last refill; returns 1 if it
- * did. now is a TSC reading (injected, for tests). */
+/* Publishes the awake tenants' rates and settles the idle ones if a
+ * period has passed since the last tick; returns 1 if it did. now is a
+ * TSC reading (injected, for tests). */
 int hg_refill_tick(struct hg_registry *reg, struct hg_refill *r, uint64_t now,
 		   uint64_t period);
-/* Gives a new tenant slot its cap as a starting budget on every core. */
+/* Publishes a new tenant's rate (its budgets start full). */
 void hg_refill_start(struct hg_registry *reg, int slot);
 
 #endif /* HG_SLOWPATH_REFILL_H */

@@ -83,6 +83,7 @@ tenant_stats(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
 {
 	Hg__TenantStats *ts = NEW(a, Hg__TenantStats, tenant_stats);
 	uint32_t c, n = reg->dp->n_cores;
+	uint64_t now = rte_rdtsc();
 
 	if (ts == NULL)
 		return NULL;
@@ -102,7 +103,8 @@ tenant_stats(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
 		if (cs == NULL)
 			return NULL;
 		cs->core = c;
-		cs->budget = hg_budget_left(&ft->bud);
+		cs->budget = hg_budget_peek(&ft->bud, LOAD(reg->dp->rate[slot]),
+					    LOAD(reg->dp->cap[slot]), now);
 		cs->debt = cs->budget < 0 ? (uint64_t)-cs->budget : 0;
 		cs->has_doorbells = 1;
 		cs->doorbells = LOAD(ft->doorbells);

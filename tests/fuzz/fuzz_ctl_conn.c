@@ -149,6 +149,7 @@ step(void)
 
 	hg_timer_tick(&reg, &tm, (uint64_t)rte_rdtsc());
 	hg_credit_tick(&reg, rte_rdtsc());
+	dp->core[0].now = rte_rdtsc();		/* what the core loop stamps */
 	hg_fp_tx(dp, &dp->core[0]);
 	hg_fp_sched(dp, &dp->core[0]);
 	hg_fp_commands(&dp->core[0]);

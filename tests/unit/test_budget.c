@@ -43,11 +43,31 @@ Test(refill, debt_is_repaid_before_the_tenant_is_funded_again)
 	}
 	/* 40000 of debt at 1275 cycles per tick: ceil(40000 / 1275) = 32 */
 	cr_assert_eq(ticks, 32);
-	b.granted = granted;
-	b.consumed = consumed;
-	cr_assert_gt(hg_budget_left(&b), 0);
+	b = (struct hg_budget){ .granted = granted, .consumed = consumed, .last = 5 };
+	cr_assert_gt(hg_budget_left(&b, 0, 15000, 5), 0);
 	hg_budget_charge(&b, 100000);
-	cr_assert_lt(hg_budget_left(&b), 0);
+	cr_assert_lt(hg_budget_left(&b, 0, 15000, 5), 0);
+}
+
+Test(refill, the_core_tops_up_by_itself_between_ticks)
+{
+	uint64_t rate = hg_budget_rate(B, 1, 2);	/* 0.425 per cycle */
+	struct hg_budget b = { .last = 0 };
+
+	cr_assert_eq(hg_budget_left(&b, rate, 15000, 100), 15000,
+		     "never topped up: a new tenant starts full");
+	hg_budget_charge(&b, 15000);
+	cr_assert_eq(hg_budget_left(&b, rate, 15000, 100), 0);
+	cr_assert_eq(hg_budget_left(&b, rate, 15000, 1100), 425);
+	cr_assert_eq(hg_budget_left(&b, rate, 15000, 3100), 425 + 850);
+	cr_assert_eq(hg_budget_peek(&b, rate, 15000, 4100), 425 + 850 + 425,
+		     "the slow path's view");
+	cr_assert_eq(b.last, 3100, "a peek writes nothing");
+	cr_assert_eq(hg_budget_left(&b, rate, 15000, 3000), 1275,
+		     "a clock behind the last top-up adds nothing");
+	cr_assert_eq(hg_budget_left(&b, rate, 15000, 1u << 30), 15000, "capped");
+	cr_assert_eq(hg_budget_left(&b, rate, 4000, 1u << 30), 4000,
+		     "a lowered cap cuts at the next look");
 }
 
 Test(drr, slack_lottery_follows_weights)
@@ -156,6 +176,10 @@ Test(tset, marks_are_taken_once_and_none_is_lost)
 static struct hg_dp *dp;
 static struct hg_registry *reg;
 
+/* The test clock starts at T0; budgets start empty there (a real new
+ * tenant's start full: never topped up). */
+#define T0 1000000u
+
 static void changed(void);
 
 static void
@@ -168,7 +192,8 @@ setup(void)
 	reg->dp = dp;
 	for (int i = 0; i < 2; i++) {
 		reg->t[i].used = 1;
-		reg->t[i].cap = 15000;
+		reg->t[i].cap = dp->cap[i] = 15000;
+		dp->core[0].t[i].bud.last = dp->core[1].t[i].bud.last = T0;
 	}
 	reg->t[0].weight = 3;
 	reg->t[1].weight = 1;
@@ -190,32 +215,34 @@ teardown(void)
 	free(reg);
 }
 
+/* What a core sees when it looks at tenant t at TSC now. */
 static int64_t
-left(int core, int t)
+left(int core, int t, uint64_t now)
 {
-	return hg_budget_left(&dp->core[core].t[t].bud);
+	dp->core[core].now = now;
+	return hg_left(dp, &dp->core[core], (unsigned)t);
 }
 
 TestSuite(tick, .init = setup, .fini = teardown);
 
-Test(tick, refills_each_core_by_weight_once_per_period)
+Test(tick, publishes_rates_by_weight_once_per_period)
 {
 	struct hg_refill r;
 
-	hg_refill_init(&r, 0);
-	cr_assert_eq(hg_refill_tick(reg, &r, 999, 1000), 0, "too early");
-	cr_assert_eq(hg_refill_tick(reg, &r, 1000, 1000), 1);
-	cr_assert_eq(left(0, 0), 637);		/* 0.85 * 1000 * 3/4 */
-	cr_assert_eq(left(1, 0), 637);
-	cr_assert_eq(left(0, 1), 212);		/* 0.85 * 1000 * 1/4 */
-	cr_assert_eq(hg_refill_tick(reg, &r, 1500, 1000), 0);
-	cr_assert_eq(hg_refill_tick(reg, &r, 3000, 1000), 1, "late: elapsed 2000");
-	cr_assert_eq(left(0, 0), 637 + 1275);
-	/* a live weight change shows at the next tick */
+	hg_refill_init(&r, T0);
+	cr_assert_eq(hg_refill_tick(reg, &r, T0 + 999, 1000), 0, "too early");
+	cr_assert_eq(hg_refill_tick(reg, &r, T0 + 1000, 1000), 1);
+	cr_assert_eq(left(0, 0, T0 + 1000), 637);	/* 0.85 * 1000 * 3/4 */
+	cr_assert_eq(left(1, 0, T0 + 1000), 637);
+	cr_assert_eq(left(0, 1, T0 + 1000), 212);	/* 0.85 * 1000 * 1/4 */
+	/* no tick for 2000 cycles: the cores refill all the same */
+	cr_assert_eq(left(0, 0, T0 + 3000), 637 + 1275);
+	cr_assert_eq(left(0, 1, T0 + 3000), 212 + 425);
+	/* a live weight change shows from the next tick */
 	reg->t[1].weight = 3;
 	changed();
-	hg_refill_tick(reg, &r, 4000, 1000);
-	cr_assert_eq(left(0, 1), 212 + 425 + 425);
+	hg_refill_tick(reg, &r, T0 + 3000, 1000);
+	cr_assert_eq(left(0, 1, T0 + 4000), 212 + 425 + 425);
 }
 
 Test(tick, an_idle_tenants_budget_never_exceeds_its_cap)
@@ -223,19 +250,19 @@ Test(tick, an_idle_tenants_budget_never_exceeds_its_cap)
 	struct hg_refill r;
 	uint64_t now;
 
-	hg_refill_init(&r, 0);
-	for (now = 1000; now <= 10000000; now += 1000) {
+	hg_refill_init(&r, T0);
+	for (now = T0 + 1000; now <= T0 + 10000000; now += 1000) {
 		hg_refill_tick(reg, &r, now, 1000);
-		cr_assert_leq(left(0, 0), 15000);
-		cr_assert_leq(left(1, 1), 15000);
+		cr_assert_leq(left(0, 0, now), 15000);
+		cr_assert_leq(left(1, 1, now), 15000);
 	}
-	cr_assert_eq(left(0, 0), 15000);
+	cr_assert_eq(left(0, 0, now), 15000);
 	cr_assert(!hg_tset_has(&reg->awake, 0), "a full, quiet tenant settles");
-	reg->t[0].cap = 4000;			/* lowered live */
+	reg->t[0].cap = dp->cap[0] = 4000;		/* lowered live */
 	changed();
 	hg_refill_tick(reg, &r, now, 1000);
-	cr_assert_eq(left(0, 0), 4000);
-	cr_assert_eq(r.last_busy, 0, "no core did anything");
+	cr_assert_eq(left(0, 0, now), 4000);
+	cr_assert_eq(r.last_busy, T0, "no core did anything");
 }
 
 /* A tenant set while it sleeps, then settled by the next refill before a
@@ -250,7 +277,7 @@ Test(tick, a_settling_tenant_publishes_its_credit_settings)
 		ss[c] = calloc(1, sizeof(*ss[c]));
 		cr_assert(ss[c] != NULL);
 		dp->core[c].sess = ss[c];
-		dp->core[c].t[0].bud.granted = 15000;
+		dp->core[c].t[0].bud.granted = 15000;	/* full */
 	}
 	reg->tsc_us = 1000;
 	reg->t[0].credit = (struct hg_credit_cfg){ .rpc_lo = 9, .rpc_hi = 9,
@@ -258,8 +285,8 @@ Test(tick, a_settling_tenant_publishes_its_credit_settings)
 	reg->t[0].pool = HG_CREDIT_MAX_SESSION;
 	reg->t[0].dm_tsc = 777;				/* from before it slept */
 	dp->credit[0] = (struct hg_credit_pub){ .dm_tsc = 777, .ddrop_tsc = 100000 };
-	hg_refill_init(&r, 0);
-	hg_refill_tick(reg, &r, 1000, 1000);
+	hg_refill_init(&r, T0);
+	hg_refill_tick(reg, &r, T0 + 1000, 1000);
 	cr_assert(!hg_tset_has(&reg->awake, 0), "full and quiet: settled");
 	cr_assert_eq(dp->credit[0].ddrop_tsc, 5000u * 1000);
 	cr_assert_eq(dp->credit[0].dt_tsc, 2000u * 1000);
@@ -275,46 +302,50 @@ Test(tick, deleted_tenants_get_nothing_and_consumption_is_noticed)
 {
 	struct hg_refill r;
 
-	hg_refill_init(&r, 0);
+	hg_refill_init(&r, T0);
 	reg->t[1].releasing = 1;
 	changed();
-	hg_refill_tick(reg, &r, 1000, 1000);
-	cr_assert_eq(left(0, 0), 850, "weight sum is the live tenants only");
-	cr_assert_eq(left(0, 1), 0);
+	hg_refill_tick(reg, &r, T0 + 1000, 1000);
+	cr_assert_eq(left(0, 0, T0 + 1000), 850, "weight sum is the live tenants only");
+	cr_assert_eq(left(0, 1, T0 + 1000), 0);
 	hg_budget_charge(&dp->core[1].t[0].bud, 5000);
 	hg_touch(&dp->core[1], 0);
 	dp->core[1].busy_passes++;
-	hg_refill_tick(reg, &r, 2000, 1000);
-	cr_assert_eq(r.last_busy, 2000);
-	cr_assert_eq(left(1, 0), 850 + 850 - 5000, "debt carried");
+	hg_refill_tick(reg, &r, T0 + 2000, 1000);
+	cr_assert_eq(r.last_busy, T0 + 2000);
+	cr_assert_eq(left(1, 0, T0 + 2000), 850 + 850 - 5000, "debt carried");
 }
 
 /* A core that is saturated by two backlogged tenants, simulated with the
  * fast path's own choice functions: SCHED serves one tenant a batch at a
- * time, each batch costs the same, and the slow path refills every tick. */
+ * time, each batch costs the same, the core tops budgets up as it looks
+ * and the slow path publishes rates every tick. */
 static void
 simulate(double w0, double w1, int protect, uint64_t served[2])
 {
 	const uint64_t batch = 4000, tick = 2000;
 	struct hg_refill r;
-	uint64_t now = 0, next_tick = tick, rng = 42;
+	uint64_t now = T0, next_tick = T0 + tick, rng = 42;
 	unsigned rr = 0;
 
 	reg->t[0].weight = w0;
 	reg->t[1].weight = w1;
 	dp->weight_q[0] = (uint32_t)(w0 * 100);
 	dp->weight_q[1] = (uint32_t)(w1 * 100);
-	reg->t[0].cap = reg->t[1].cap = 100000;
-	hg_refill_init(&r, 0);
+	reg->t[0].cap = reg->t[1].cap = dp->cap[0] = dp->cap[1] = 100000;
+	hg_refill_init(&r, T0);
 	served[0] = served[1] = 0;
 	struct hg_tset work = { 0 };
 
 	hg_tset_add(&work, 0);
 	hg_tset_add(&work, 1);
 	changed();
-	while (now < 200000000) {
-		int f[2] = { hg_funded(&dp->core[0], 0), hg_funded(&dp->core[0], 1) };
-		int t;
+	while (now < T0 + 200000000) {
+		int f[2], t;
+
+		dp->core[0].now = now;
+		f[0] = hg_funded(dp, &dp->core[0], 0);
+		f[1] = hg_funded(dp, &dp->core[0], 1);
 
 		/* SCHED's choice (sched.c): the next funded tenant round robin;
 		 * a weighted draw when none is funded; anyone unprotected */
@@ -350,8 +381,8 @@ Test(tick, saturated_core_is_shared_by_weight)
 	share = (double)s[0] / (double)(s[0] + s[1]);
 	/* B of the core by refill, the slack (1 - B) by weighted draw */
 	cr_assert(share > 0.73 && share < 0.77, "3:1 gave %.3f", share);
-	cr_assert_geq(left(0, 0), -4000, "debt bounded by one batch");
-	cr_assert_geq(left(0, 1), -4000, "debt bounded by one batch");
+	cr_assert_geq(left(0, 0, dp->core[0].now), -4000, "debt bounded by one batch");
+	cr_assert_geq(left(0, 1, dp->core[0].now), -4000, "debt bounded by one batch");
 	simulate(3, 1, 0, s);
 	share = (double)s[0] / (double)(s[0] + s[1]);
 	cr_assert(share > 0.49 && share < 0.51, "protection off gave %.3f", share);
