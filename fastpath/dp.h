@@ -140,6 +140,7 @@ struct hg_fp_tenant {
 	uint64_t sched_avg;		/* EWMA of SCHED cycles per datagram */
 	uint64_t credit_updates;	/* explicit credit messages sent */
 	uint64_t doorbells;		/* armed workers woken */
+	uint64_t doorbell_cycles;	/* ... their cost, part of RX cycles */
 	uint64_t burst;			/* RX burst this tenant was last seen in */
 	uint32_t burst_funded;		/* ... and whether it had budget then */
 	uint32_t tx_idle;		/* empty TX polls since it was hot */

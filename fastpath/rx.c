@@ -277,6 +277,7 @@ ring_bells(struct hg_dp *dp, struct hg_fp_core *c, const struct rx_gate *g)
 		t1 = rte_rdtsc();
 		if (rang) {
 			ft->doorbells++;
+			ft->doorbell_cycles += t1 - t0;
 			hg_charge(ft, HG_PT_RX, t1 - t0, 0,
 				  g->protect && burst_funded(dp, c, t));
 		} else {

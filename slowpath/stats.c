@@ -108,6 +108,8 @@ tenant_stats(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
 		cs->debt = cs->budget < 0 ? (uint64_t)-cs->budget : 0;
 		cs->has_doorbells = 1;
 		cs->doorbells = LOAD(ft->doorbells);
+		cs->has_doorbell_cycles = 1;
+		cs->doorbell_cycles = LOAD(ft->doorbell_cycles);
 		cs->rx = point(a, ft, HG_PT_RX);
 		cs->tx = point(a, ft, HG_PT_TX);
 		cs->sched = point(a, ft, HG_PT_SCHED);

@@ -317,7 +317,7 @@ one_point_json(const Hg__PointStats *p)
 
 struct totals {
 	struct point_sum pt[3];
-	uint64_t drops, over_budget, doorbells;
+	uint64_t drops, over_budget, doorbells, doorbell_cycles;
 	int64_t budget;
 	uint64_t debt;
 };
@@ -337,6 +337,7 @@ sum_tenant(const Hg__TenantStats *t, struct totals *s)
 		s->budget += cs->budget;
 		s->debt += cs->debt;
 		s->doorbells += cs->doorbells;
+		s->doorbell_cycles += cs->doorbell_cycles;
 		for (d = 0; d < cs->n_drops; d++) {
 			s->drops += cs->drops[d]->value;
 			if (strcmp(cs->drops[d]->name, "rx_over_budget") == 0)
@@ -355,16 +356,17 @@ tenant_stats_json(const Hg__TenantStats *t)
 	for (c = 0; c < t->n_cores; c++) {
 		const Hg__TenantCoreStats *cs = t->cores[c];
 
-		json_array_append_new(cores, json_pack("{s:i, s:I, s:I, s:I, s:o, s:o, s:o, s:o}",
+		json_array_append_new(cores, json_pack("{s:i, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o}",
 			"core", (int)cs->core, "budget", (json_int_t)cs->budget,
 			"debt", (json_int_t)cs->debt,
 			"doorbells", (json_int_t)cs->doorbells,
+			"doorbell_cycles", (json_int_t)cs->doorbell_cycles,
 			"rx", one_point_json(cs->rx), "tx", one_point_json(cs->tx),
 			"sched", one_point_json(cs->sched),
 			"drops", drops_json(cs->drops, cs->n_drops)));
 	}
 	sum_tenant(t, &s);
-	return json_pack("{s:s, s:i, s:f, s:I, s:{s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o}",
+	return json_pack("{s:s, s:i, s:f, s:I, s:{s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o}",
 			 "name", t->name, "id", (int)t->id, "weight", t->weight,
 			 "cap", (json_int_t)t->cap, "total",
 			 "rx", point_json(&s.pt[0]), "tx", point_json(&s.pt[1]),
@@ -375,6 +377,7 @@ tenant_stats_json(const Hg__TenantStats *t)
 			 "drops", (json_int_t)s.drops,
 			 "over_budget_drops", (json_int_t)s.over_budget,
 			 "doorbells", (json_int_t)s.doorbells,
+			 "doorbell_cycles", (json_int_t)s.doorbell_cycles,
 			 "cores", cores,
 			 "credits", t->credits ? credits_json(t->credits) : json_null());
 }
@@ -465,8 +468,9 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 		print_point("tx", &s.pt[1]);
 		print_point("sched", &s.pt[2]);
 		if (s.doorbells)
-			printf("  doorbells %" PRIu64 " (armed workers woken)\n",
-			       s.doorbells);
+			printf("  doorbells %" PRIu64 " (armed workers woken), %.0f "
+			       "cycles each\n", s.doorbells,
+			       (double)s.doorbell_cycles / (double)s.doorbells);
 		if (t->credits)
 			printf("  credits: pool %" PRIu64 ", issued %" PRId64 ", sessions %u,"
 			       " drained %u, updates sent %" PRIu64 ", D_m %.0f us\n",

@@ -31,7 +31,7 @@ def test_tenant_lifecycle_and_json(daemon):
     st = daemon.stats("life")
     assert st["tsc_hz"] > 0 and st["tenants"][0]["name"] == "life"
     core = st["tenants"][0]["cores"][0]
-    assert set(core) == {"core", "budget", "debt", "doorbells", "rx", "tx", "sched", "drops"}
+    assert set(core) == {"core", "budget", "debt", "doorbells", "doorbell_cycles", "rx", "tx", "sched", "drops"}
     assert set(core["rx"]) == {"cycles", "nic_cycles", "packets", "cycles_per_packet",
                                "throttles", "unfunded"}
     assert 0 < core["budget"] <= 9001 and core["debt"] == 0
