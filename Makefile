@@ -49,7 +49,7 @@ CLIENT_O   := $(CLIENT_CORE_O) $(OBJ)/pic/gen/hgctl.pb-c.o \
 	      $(OBJ)/pic/proto/ctl_frame.o
 
 TARGETS := $(BIN)/hourglassd $(BIN)/hgctl $(BIN)/hgload $(BIN)/hg-echo $(BIN)/hg-idle \
-	   $(LIB)/libhgclient.so $(LIB)/libhgclient.a
+	   $(BIN)/udp-echo $(LIB)/libhgclient.so $(LIB)/libhgclient.a
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -128,6 +128,12 @@ $(BIN)/hg-idle: $(OBJ)/tools/hg_idle.o $(LIB)/libhgclient.a
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lprotobuf-c -lpthread
+
+# the kernel baseline of bench/versus-kernel: plain sockets, no DPDK
+$(BIN)/udp-echo: $(OBJ)/tools/udp_echo.o
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lpthread
 
 # ---- tests ----
 
@@ -238,6 +244,7 @@ bench: deps
 	@HG_BUILD=$(BUILD) bench/steering
 	@HG_BUILD=$(BUILD) bench/overload
 	@HG_BUILD=$(BUILD) bench/scale
+	@HG_BUILD=$(BUILD) bench/versus-kernel
 
 clean:
 	rm -rf build bench/out

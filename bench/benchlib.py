@@ -20,12 +20,14 @@ APP_CPUS = "0"
 class Bench:
     """A test network and one daemon with --idle poll; closes both."""
 
-    def __init__(self, tag, extra=()):
+    def __init__(self, tag, extra=(), start_daemon=True):
         os.makedirs(OUT, exist_ok=True)
         self.net = Netns(f"{os.getpid() % 1000}{tag}")
         self.daemons, self.apps = [], []
+        self.d = None
         try:
-            self.d = self.daemon(self.net.ns[3:], extra)
+            if start_daemon:
+                self.d = self.daemon(self.net.ns[3:], extra)
         except Exception:
             self.net.close()
             raise
