@@ -43,12 +43,12 @@ hg_bell_ring(const struct hg_tenant *tn, unsigned ctx)
 	static const uint64_t one = 1;
 	uint32_t *armed = &tn->ctx_shm[ctx].armed;
 	int fd = tn->bell[ctx];
+	ssize_t n;
 
 	if (fd < 0 || __atomic_load_n(armed, __ATOMIC_RELAXED) == 0)
 		return 0;
 	__atomic_store_n(armed, 0, __ATOMIC_RELAXED);
-	ssize_t n = write(fd, &one, sizeof(one));
-
+	n = write(fd, &one, sizeof(one));
 	(void)n;
 	return 1;
 }

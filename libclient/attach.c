@@ -4,7 +4,6 @@
  * opening contexts.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,14 +33,6 @@ const char *
 hg_strerror(void)
 {
 	return errbuf;
-}
-
-int
-hg_daemon_alive(const hg_app_t *app)
-{
-	struct pollfd p = { .fd = app->sock, .events = POLLRDHUP };
-
-	return poll(&p, 1, 0) == 0 || !(p.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
 /* One control round trip; on error the daemon's reason becomes ours. */

@@ -72,8 +72,6 @@ struct hg_ctx {
 /* Sets the thread's error text; returns -err for convenience. */
 int hg_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Is the daemon still on the other end of the control socket? */
-int hg_daemon_alive(const hg_app_t *app);
 
 /* The calling thread's worker context when it runs hg_run for the same
  * app (a preempted request may resume on another worker), else ctx. */
