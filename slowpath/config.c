@@ -60,6 +60,9 @@ static const struct setting settings[] = {
 	  "share of elapsed cycles handed out per refill" },
 	{ "cap", T_UINT, 1, FIELD(cap), 100, 1000000000, 0, 0, NULL, "15000",
 	  "per-core budget cap of tenants added later (cycles)" },
+	{ "cap-batches", T_UINT, 1, FIELD(cap_batches), 0, 16, 0, 0, NULL, "2",
+	  "a tenant's effective cap is at least this many batches of its "
+	  "measured cost per datagram (0: the configured cap only)" },
 	{ "protection", T_ENUM, 1, FIELD(protection), 0, 0, 0, 0, on_off,
 	  "on", "time protection on or off" },
 	{ "idle", T_ENUM, 1, FIELD(idle), 0, 0, 0, 0, idle_modes, "poll",

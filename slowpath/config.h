@@ -20,6 +20,7 @@ struct hg_config {
 	uint64_t fp_cores;
 	uint64_t refill_ns;
 	uint64_t cap;
+	uint64_t cap_batches;	/* effective cap: batches of measured cost */
 	double boost;
 	uint64_t protection;	/* index into on/off */
 	uint64_t idle;		/* enum hg_idle_mode */

@@ -1,13 +1,77 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
 #include "../fastpath/budget.h"
 #include "config.h"
 #include "credit.h"
 #include "refill.h"
 
+/* An effective cap bounds the burst a tenant may bank: ~20 ms of a core
+ * at most, whatever its datagrams cost. */
+#define HG_CAP_AUTO_MAX 50000000u
+#define HG_COST_MIN_PKTS 16u	/* datagrams a cost sample needs */
+#define HG_COST_EVERY_MS 10u
+
 void
 hg_refill_init(struct hg_refill *r, uint64_t now)
 {
-	*r = (struct hg_refill){ .last = now, .last_busy = now };
+	*r = (struct hg_refill){ .last = now, .last_busy = now, .last_cost = now };
+}
+
+/* Virtuoso §4 sizes the cap at many tasks' worth (15,000 cycles against
+ * tasks of a few hundred). A cap below one batch of the tenant's work
+ * leaves it in debt after every datagram: refills that accrue while other
+ * tenants run are lost at the cap, and shares drift toward equal (on
+ * net_af_packet a datagram costs 10,000-100,000 cycles). So the cap
+ * follows the measured cost. */
+uint64_t
+hg_refill_cap(const struct hg_tenant_sp *t)
+{
+	uint64_t want = hg_cfg.cap_batches * HG_BATCH * t->cost;
+
+	want = want < HG_CAP_AUTO_MAX ? want : HG_CAP_AUTO_MAX;
+	return want > t->cap ? want : t->cap;
+}
+
+/* The cycles one datagram of tenant i cost since the last sample: the sum
+ * over the points of each point's cycles per packet (a datagram dropped
+ * at RX costs only RX, one answered costs all three). Folded into the
+ * average with weight 1/4; the cap is republished if that moved it. */
+static void
+measure_cost(struct hg_registry *reg, unsigned i)
+{
+	struct hg_tenant_sp *t = &reg->t[i];
+	struct hg_dp *dp = reg->dp;
+	uint64_t cyc[HG_PT_N] = { 0 }, pkts[HG_PT_N] = { 0 }, per = 0, most = 0, cap;
+	unsigned c, p;
+
+	for (c = 0; c < dp->n_cores; c++) {
+		const struct hg_fp_tenant *ft = &dp->core[c].t[i];
+
+		for (p = 0; p < HG_PT_N; p++) {
+			cyc[p] += __atomic_load_n(&ft->cycles[p], __ATOMIC_RELAXED);
+			pkts[p] += __atomic_load_n(&ft->pkts[p], __ATOMIC_RELAXED);
+		}
+	}
+	for (p = 0; p < HG_PT_N; p++) {
+		uint64_t dc = cyc[p] - t->cost_cycles[p], dn = pkts[p] - t->cost_pkts[p];
+
+		if (pkts[p] < t->cost_pkts[p] || cyc[p] < t->cost_cycles[p])
+			dc = dn = 0;		/* counters reset: slot reused */
+		if (dn > 0)
+			per += dc / dn;
+		most = dn > most ? dn : most;
+	}
+	if (most < HG_COST_MIN_PKTS && most > 0)
+		return;			/* too few for a sample: keep counting */
+	memcpy(t->cost_cycles, cyc, sizeof(cyc));
+	memcpy(t->cost_pkts, pkts, sizeof(pkts));
+	if (most == 0)
+		return;
+	t->cost = t->cost ? (3 * t->cost + per) / 4 : per;
+	cap = hg_refill_cap(t);
+	if (__atomic_load_n(&dp->cap[i], __ATOMIC_RELAXED) != cap)
+		__atomic_store_n(&dp->cap[i], cap, __ATOMIC_RELAXED);
 }
 
 /* Publishes tenant i's refill rate (written only when it changed: every
@@ -18,15 +82,16 @@ publish_rate(struct hg_registry *reg, unsigned i, double wsum, uint64_t now)
 {
 	const struct hg_tenant_sp *t = &reg->t[i];
 	struct hg_dp *dp = reg->dp;
-	uint64_t rate = hg_budget_rate(hg_cfg.boost, t->weight, wsum);
+	uint64_t rate = hg_budget_rate(hg_cfg.boost, t->weight, wsum), cap;
 	int full = 1;
 	unsigned c;
 
 	if (__atomic_load_n(&dp->rate[i], __ATOMIC_RELAXED) != rate)
 		__atomic_store_n(&dp->rate[i], rate, __ATOMIC_RELAXED);
+	cap = __atomic_load_n(&dp->cap[i], __ATOMIC_RELAXED);
 	for (c = 0; c < dp->n_cores; c++)
-		full &= hg_budget_peek(&dp->core[c].t[i].bud, rate, t->cap, now) >=
-			(int64_t)t->cap;
+		full &= hg_budget_peek(&dp->core[c].t[i].bud, rate, cap, now) >=
+			(int64_t)cap;
 	return full;
 }
 
@@ -66,6 +131,13 @@ hg_refill_tick(struct hg_registry *reg, struct hg_refill *r, uint64_t now,
 		return 0;
 	for (c = 0; c < dp->n_cores; c++)
 		hg_aset_take(&dp->core[c].touched, &reg->awake);
+	/* costs move slowly: a sample every HG_COST_EVERY_MS */
+	if (now - r->last_cost >= reg->tsc_us * 1000 * HG_COST_EVERY_MS) {
+		r->last_cost = now;
+		HG_TSET_FOREACH(i, &reg->awake)
+			if (reg->t[i].used && !reg->t[i].releasing)
+				measure_cost(reg, (unsigned)i);
+	}
 	wsum = awake_weight(reg);
 	HG_TSET_FOREACH(i, &reg->awake) {
 		const struct hg_tenant_sp *t = &reg->t[i];

@@ -15,6 +15,7 @@
 
 struct hg_refill {
 	uint64_t last;		/* TSC of the previous tick */
+	uint64_t last_cost;	/* TSC of the previous cost measurement */
 	uint64_t last_busy;	/* TSC when a core last did any work */
 	uint64_t busy_passes;	/* sum over cores at the previous refill */
 	uint64_t refills;
@@ -26,6 +27,10 @@ void hg_refill_init(struct hg_refill *r, uint64_t now);
  * TSC reading (injected, for tests). */
 int hg_refill_tick(struct hg_registry *reg, struct hg_refill *r, uint64_t now,
 		   uint64_t period);
+/* The cap the fast path clamps a tenant's budgets to: the configured one,
+ * or cap-batches batches of its measured cost per datagram if that is
+ * more (at most HG_CAP_AUTO_MAX). */
+uint64_t hg_refill_cap(const struct hg_tenant_sp *t);
 /* Publishes a new tenant's rate (its budgets start full). */
 void hg_refill_start(struct hg_registry *reg, int slot);
 

@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "credit.h"
+#include "refill.h"
 #include "stats.h"
 
 static void *
@@ -91,6 +92,8 @@ tenant_stats(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
 	ts->id = slot;
 	ts->weight = reg->t[slot].weight;
 	ts->cap = reg->t[slot].cap;
+	ts->has_effective_cap = 1;
+	ts->effective_cap = hg_refill_cap(&reg->t[slot]);
 	ts->cores = hg_arena_alloc(a, n * sizeof(*ts->cores));
 	if (ts->cores == NULL)
 		return NULL;
@@ -243,6 +246,9 @@ tenant_info(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
 	ti->id = slot;
 	ti->weight = t->weight;
 	ti->cap = t->cap;
+	ti->has_effective_cap = ti->has_cost = 1;
+	ti->effective_cap = hg_refill_cap(t);
+	ti->cost = t->cost;
 	ti->extra_cycles = t->extra_cycles;
 	ti->steering = steering_info(a, t, tn);
 	ti->credits = credits_info(a, reg, slot);
@@ -345,6 +351,7 @@ tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
 	}
 	rte_tel_data_add_dict_u64(x, "weight_milli", (uint64_t)(ts->weight * 1000));
 	rte_tel_data_add_dict_u64(x, "cap", ts->cap);
+	rte_tel_data_add_dict_u64(x, "effective_cap", ts->effective_cap);
 	rte_tel_data_add_dict_u64(x, "doorbells", bells);
 	if (ts->credits != NULL) {
 		rte_tel_data_add_dict_u64(x, "credit_pool", ts->credits->pool);

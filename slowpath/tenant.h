@@ -62,6 +62,9 @@ struct hg_tenant_sp {
 	uid_t uid;			/* owner: may attach (so may root) */
 	int64_t gid;			/* ... and this group; -1: none */
 	uint64_t attach_refused;	/* attaches by someone else */
+	uint64_t cost;			/* fast-path cycles per datagram, EWMA */
+	uint64_t cost_cycles[HG_PT_N];	/* counters at the last sample */
+	uint64_t cost_pkts[HG_PT_N];
 	double pool;			/* the credit pool, AIMD state */
 	uint64_t dm_tsc;		/* D_m at the last update */
 	uint64_t next_update;		/* TSC of the next pool update */

@@ -220,10 +220,12 @@ tenant_json(const Hg__TenantInfo *t)
 
 	for (i = 0; i < t->n_bound_ports; i++)
 		json_array_append_new(bound, json_integer(t->bound_ports[i]));
-	return json_pack("{s:s, s:i, s:f, s:I, s:I, s:o, s:o, s:o, s:i, s:i, s:o,"
+	return json_pack("{s:s, s:i, s:f, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:i, s:i, s:o,"
 			 " s:{s:I, s:o}, s:i, s:I}",
 			 "name", t->name, "id", (int)t->id, "weight", t->weight,
 			 "cap", (json_int_t)t->cap,
+			 "effective_cap", (json_int_t)t->effective_cap,
+			 "cost_per_datagram", (json_int_t)t->cost,
 			 "extra_cycles", (json_int_t)t->extra_cycles,
 			 "steering", steering_json(t->steering),
 			 "credits", credits_json(t->credits), "ports",
@@ -253,16 +255,17 @@ p_tenant_list(const Hg__Response *rsp, const struct opts *o)
 			json_array_append_new(arr, tenant_json(l->tenants[i]));
 		return emit_json(json_pack("{s:o}", "tenants", arr));
 	}
-	printf("%-20s %3s %8s %10s %-13s %4s %4s\n", "NAME", "ID", "WEIGHT",
-	       "CAP", "PORTS", "APPS", "CTXS");
+	printf("%-20s %3s %8s %10s %10s %-13s %4s %4s\n", "NAME", "ID", "WEIGHT",
+	       "CAP", "EFF.CAP", "PORTS", "APPS", "CTXS");
 	for (i = 0; i < l->n_tenants; i++) {
 		const Hg__TenantInfo *t = l->tenants[i];
 		char ports[16] = "-";
 
 		if (t->port_hi)
 			snprintf(ports, sizeof(ports), "%u-%u", t->port_lo, t->port_hi);
-		printf("%-20s %3u %8g %10" PRIu64 " %-13s %4u %4u\n", t->name, t->id,
-		       t->weight, t->cap, ports, t->apps, t->contexts);
+		printf("%-20s %3u %8g %10" PRIu64 " %10" PRIu64 " %-13s %4u %4u\n",
+		       t->name, t->id, t->weight, t->cap, t->effective_cap, ports,
+		       t->apps, t->contexts);
 	}
 	return 0;
 }
@@ -366,9 +369,10 @@ tenant_stats_json(const Hg__TenantStats *t)
 			"drops", drops_json(cs->drops, cs->n_drops)));
 	}
 	sum_tenant(t, &s);
-	return json_pack("{s:s, s:i, s:f, s:I, s:{s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o}",
+	return json_pack("{s:s, s:i, s:f, s:I, s:I, s:{s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o}",
 			 "name", t->name, "id", (int)t->id, "weight", t->weight,
-			 "cap", (json_int_t)t->cap, "total",
+			 "cap", (json_int_t)t->cap,
+			 "effective_cap", (json_int_t)t->effective_cap, "total",
 			 "rx", point_json(&s.pt[0]), "tx", point_json(&s.pt[1]),
 			 "sched", point_json(&s.pt[2]),
 			 "cycles", (json_int_t)(s.pt[0].cycles + s.pt[1].cycles +
@@ -461,9 +465,9 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 		struct totals s;
 
 		sum_tenant(t, &s);
-		printf("tenant %s (id %u, weight %g, cap %" PRIu64 "): budget %" PRId64
-		       " cycles, debt %" PRIu64 "\n", t->name, t->id, t->weight, t->cap,
-		       s.budget, s.debt);
+		printf("tenant %s (id %u, weight %g, cap %" PRIu64 ", effective %" PRIu64
+		       "): budget %" PRId64 " cycles, debt %" PRIu64 "\n", t->name,
+		       t->id, t->weight, t->cap, t->effective_cap, s.budget, s.debt);
 		print_point("rx", &s.pt[0]);
 		print_point("tx", &s.pt[1]);
 		print_point("sched", &s.pt[2]);

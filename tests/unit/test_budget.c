@@ -316,6 +316,42 @@ Test(tick, deleted_tenants_get_nothing_and_consumption_is_noticed)
 	cr_assert_eq(left(1, 0, T0 + 2000), 850 + 850 - 5000, "debt carried");
 }
 
+/* Datagrams of tenant 0 at cost cycles each, as the points count them. */
+static void
+work(unsigned n, uint64_t cost)
+{
+	for (unsigned k = 0; k < n; k++) {
+		hg_charge(&dp->core[0].t[0], HG_PT_RX, cost / 4, 1, 1);
+		hg_charge(&dp->core[0].t[0], HG_PT_SCHED, cost - cost / 4, 1, 1);
+	}
+	hg_touch(&dp->core[0], 0);
+}
+
+Test(tick, the_cap_follows_the_measured_cost_per_datagram)
+{
+	struct hg_refill r;
+
+	hg_refill_init(&r, T0);
+	work(100, 50000);
+	hg_refill_tick(reg, &r, T0 + 1000, 1000);
+	cr_assert_eq(reg->t[0].cost, 50000);
+	cr_assert_eq(dp->cap[0], 2 * HG_BATCH * 50000, "two batches of it");
+	cr_assert_eq(hg_refill_cap(&reg->t[0]), dp->cap[0]);
+	work(100, 10000);			/* cheaper now: the average moves */
+	hg_refill_tick(reg, &r, T0 + 2000, 1000);
+	cr_assert_eq(reg->t[0].cost, (3 * 50000 + 10000) / 4);
+	work(8, 90000);				/* too few for a sample */
+	hg_refill_tick(reg, &r, T0 + 3000, 1000);
+	cr_assert_eq(reg->t[0].cost, (3 * 50000 + 10000) / 4);
+	reg->t[0].cap = 9000000;		/* a configured cap above it wins */
+	cr_assert_eq(hg_refill_cap(&reg->t[0]), 9000000);
+	reg->t[0].cost = 10000000;		/* bounded whatever it costs */
+	cr_assert_eq(hg_refill_cap(&reg->t[0]), 50000000);
+	hg_cfg.cap_batches = 0;			/* off: the configured cap */
+	cr_assert_eq(hg_refill_cap(&reg->t[0]), 9000000);
+	cr_assert_eq(dp->cap[1], 15000, "a tenant with no traffic keeps its cap");
+}
+
 /* A core that is saturated by two backlogged tenants, simulated with the
  * fast path's own choice functions: SCHED serves one tenant a batch at a
  * time, each batch costs the same, the core tops budgets up as it looks
