@@ -33,6 +33,17 @@ hg_refill_cap(const struct hg_tenant_sp *t)
 	return want > t->cap ? want : t->cap;
 }
 
+void
+hg_refill_publish_cap(struct hg_registry *reg, int slot)
+{
+	uint64_t cap = hg_refill_cap(&reg->t[slot]);
+	uint64_t *pub = &reg->dp->cap[slot];
+
+	/* every core reads the line: write it only when it changes */
+	if (__atomic_load_n(pub, __ATOMIC_RELAXED) != cap)
+		__atomic_store_n(pub, cap, __ATOMIC_RELAXED);
+}
+
 /* The cycles one datagram of tenant i cost since the last sample: the sum
  * over the points of each point's cycles per packet (a datagram dropped
  * at RX costs only RX, one answered costs all three). Folded into the
@@ -42,7 +53,7 @@ measure_cost(struct hg_registry *reg, unsigned i)
 {
 	struct hg_tenant_sp *t = &reg->t[i];
 	struct hg_dp *dp = reg->dp;
-	uint64_t cyc[HG_PT_N] = { 0 }, pkts[HG_PT_N] = { 0 }, per = 0, most = 0, cap;
+	uint64_t cyc[HG_PT_N] = { 0 }, pkts[HG_PT_N] = { 0 }, per = 0, most = 0;
 	unsigned c, p;
 
 	for (c = 0; c < dp->n_cores; c++) {
@@ -54,10 +65,12 @@ measure_cost(struct hg_registry *reg, unsigned i)
 		}
 	}
 	for (p = 0; p < HG_PT_N; p++) {
-		uint64_t dc = cyc[p] - t->cost_cycles[p], dn = pkts[p] - t->cost_pkts[p];
+		uint64_t dc, dn;
 
 		if (pkts[p] < t->cost_pkts[p] || cyc[p] < t->cost_cycles[p])
-			dc = dn = 0;		/* counters reset: slot reused */
+			continue;		/* counters reset: slot reused */
+		dc = cyc[p] - t->cost_cycles[p];
+		dn = pkts[p] - t->cost_pkts[p];
 		if (dn > 0)
 			per += dc / dn;
 		most = dn > most ? dn : most;
@@ -69,9 +82,7 @@ measure_cost(struct hg_registry *reg, unsigned i)
 	if (most == 0)
 		return;
 	t->cost = t->cost ? (3 * t->cost + per) / 4 : per;
-	cap = hg_refill_cap(t);
-	if (__atomic_load_n(&dp->cap[i], __ATOMIC_RELAXED) != cap)
-		__atomic_store_n(&dp->cap[i], cap, __ATOMIC_RELAXED);
+	hg_refill_publish_cap(reg, (int)i);
 }
 
 /* Publishes tenant i's refill rate (written only when it changed: every

@@ -325,8 +325,7 @@ publish_settings(struct hg_registry *reg, int slot)
 			 (uint32_t)(reg->t[slot].weight * 100 + 0.5), __ATOMIC_RELAXED);
 	__atomic_store_n(&reg->dp->extra_cycles[slot], reg->t[slot].extra_cycles,
 			 __ATOMIC_RELAXED);
-	__atomic_store_n(&reg->dp->cap[slot], hg_refill_cap(&reg->t[slot]),
-			 __ATOMIC_RELAXED);
+	hg_refill_publish_cap(reg, slot);
 	__atomic_store_n(&reg->dp->sess_quota[slot], reg->t[slot].max_sessions,
 			 __ATOMIC_RELAXED);
 }
