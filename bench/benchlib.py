@@ -65,11 +65,12 @@ class Bench:
 
 
 def hgload_cmd(port, rate, duration, flows=1, size=64, workload="fixed:0", rt=False,
-               mode="none", slo_us=None):
+               mode="none", slo_us=None, nice=0):
     """rt: the client runs SCHED_FIFO, so that its own latency on the
-    shared CPU stays small next to what the datapath does. mode: none,
-    rpc (RPC header, credits ignored) or credits (obeyed)."""
-    prio = ["chrt", "-f", "50"] if rt else []
+    shared CPU stays small next to what the datapath does; nice: its nice
+    level. mode: none, rpc (RPC header, credits ignored) or credits
+    (obeyed)."""
+    prio = ["chrt", "-f", "50"] if rt else ["nice", "-n", str(nice)] if nice else []
     extra = {"none": [], "rpc": ["--rpc"], "credits": ["--credits"]}[mode]
     if mode != "none":
         size = max(size, 64)

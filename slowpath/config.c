@@ -56,6 +56,9 @@ static const struct setting settings[] = {
 	  NULL, "1", "fast-path cores, one RX/TX queue pair each" },
 	{ "refill-ns", T_UINT, 1, FIELD(refill_ns), 100, 1000000000, 0, 0,
 	  NULL, "1000", "budget refill period (ns)" },
+	{ "tick-us", T_UINT, 1, FIELD(tick_us), 1, 1000, 0, 0, NULL, "10",
+	  "with slow-idle sleep|yield: the slow path's period while a tenant "
+	  "has credits or a long request to watch (else it waits for events)" },
 	{ "boost", T_DOUBLE, 1, FIELD(boost), 0, 0, 0.01, 1.0, NULL, "0.85",
 	  "share of elapsed cycles handed out per refill" },
 	{ "cap", T_UINT, 1, FIELD(cap), 100, 1000000000, 0, 0, NULL, "15000",

@@ -19,6 +19,7 @@ struct hg_config {
 	char config[256];
 	uint64_t fp_cores;
 	uint64_t refill_ns;
+	uint64_t tick_us;	/* slow path's pace on a shared core */
 	uint64_t cap;
 	uint64_t cap_batches;	/* effective cap: batches of measured cost */
 	double boost;

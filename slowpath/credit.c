@@ -135,10 +135,11 @@ hg_credit_settle(struct hg_registry *reg, int slot)
 
 /* Walks the awake tenants (refill.c): an idle one's D_m is zero and its
  * pool at the ceiling, so skipping it changes nothing. */
-void
+unsigned
 hg_credit_tick(struct hg_registry *reg, uint64_t now)
 {
 	uint64_t us = reg->tsc_us;
+	unsigned n = 0;
 	int i;
 
 	HG_TSET_FOREACH(i, &reg->awake) {
@@ -149,6 +150,7 @@ hg_credit_tick(struct hg_registry *reg, uint64_t now)
 
 		if (!t->used || t->releasing || t->credit.rpc_hi == 0)
 			continue;
+		n++;
 		/* D_m is measured on every pass, not only per update: the
 		 * fast path's AQM acts on it, and a D_m one update-us old
 		 * would admit requests into a queue already past D_drop */
@@ -168,4 +170,5 @@ hg_credit_tick(struct hg_registry *reg, uint64_t now)
 						 HG_CREDIT_MAX_SESSION);
 		hg_credit_publish(reg, i);
 	}
+	return n;
 }

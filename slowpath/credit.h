@@ -6,7 +6,9 @@
 
 /* Measures and publishes every RPC tenant's D_m at TSC now, and updates
  * the credit pool of each whose update period (update-us) has passed. */
-void hg_credit_tick(struct hg_registry *reg, uint64_t now);
+/* Returns the awake tenants with RPC ports: while there are any, D_m and
+ * the pool want the slow path's fine pace. */
+unsigned hg_credit_tick(struct hg_registry *reg, uint64_t now);
 /* Has the credit tick nothing left to do for the tenant? */
 int hg_credit_quiet(const struct hg_registry *reg, int slot);
 /* Publishes the tenant's D_t, D_drop, D_m and pool to the fast path. */

@@ -32,22 +32,26 @@ queued(const struct hg_tenant *tn, uint32_t ctx, uint32_t n_cores)
 	return 0;
 }
 
-static void
+/* Returns the contexts running a long request. */
+static unsigned
 preempt_tenant(struct hg_registry *reg, int slot, uint64_t now)
 {
 	struct hg_tenant_sp *t = &reg->t[slot];
 	struct hg_tenant *tn = &reg->dp->tenant[slot];
 	struct hg_ctx_shm *cs = tn->ctx_shm;
 	struct hg_app_shm *apps = tn->app_shm;
-	uint32_t ctx;
+	unsigned ctx, running = 0;
 
 	for (ctx = 0; ctx < HG_MAX_CTX; ctx++) {
 		struct hg_ctx_shm *c = &cs[ctx];
+		int in_long;
 
-		if (!t->ctx_used[ctx] ||
-		    __atomic_load_n(&c->preempt, __ATOMIC_RELAXED) ||
-		    !hg_preempt_due(__atomic_load_n(&c->in_long, __ATOMIC_ACQUIRE),
-				    c->long_start_ns, c->quantum_ns, now,
+		if (!t->ctx_used[ctx])
+			continue;
+		in_long = (int)__atomic_load_n(&c->in_long, __ATOMIC_ACQUIRE);
+		running += in_long != 0;
+		if (__atomic_load_n(&c->preempt, __ATOMIC_RELAXED) ||
+		    !hg_preempt_due(in_long, c->long_start_ns, c->quantum_ns, now,
 				    t->steer.preempt_always ||
 				    queued(tn, ctx, reg->dp->n_cores)))
 			continue;
@@ -55,6 +59,7 @@ preempt_tenant(struct hg_registry *reg, int slot, uint64_t now)
 		t->preemptions++;
 		apps[tn->ctx_app[ctx] % HG_MAX_APPS].preemptions++;
 	}
+	return running;
 }
 
 static void
@@ -87,16 +92,20 @@ watch_wait_queues(struct hg_registry *reg, struct hg_timer *tm, int slot,
 /* Walks the awake tenants (refill.c): a tenant settles only with nothing
  * waiting in its rings or wait queues, so a settled one has nothing to
  * preempt for and no queue to watch. */
-void
+int
 hg_timer_tick(struct hg_registry *reg, struct hg_timer *tm, uint64_t now_ns)
 {
-	int i;
+	int i, watching = 0;
 
 	HG_TSET_FOREACH(i, &reg->awake) {
-		if (!reg->t[i].used || reg->t[i].releasing)
+		const struct hg_tenant_sp *t = &reg->t[i];
+
+		if (!t->used || t->releasing)
 			continue;
-		if (reg->t[i].steer.preempt)
-			preempt_tenant(reg, i, now_ns);
+		if (t->steer.preempt && preempt_tenant(reg, i, now_ns) > 0)
+			tm->last_long_ns = now_ns;
 		watch_wait_queues(reg, tm, i, now_ns);
+		watching |= t->steer.thresh_wqd_us > 0;
 	}
+	return watching || now_ns - tm->last_long_ns < HG_TIMER_HOLD_NS;
 }

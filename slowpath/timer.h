@@ -34,12 +34,21 @@ struct hg_wq_watch {
 int hg_wq_check(struct hg_wq_watch *w, uint32_t cons, uint32_t count,
 		uint64_t now_ns, uint64_t thresh_ns);
 
+/* After the last long request it saw, the timer keeps watching this long:
+ * workloads with long requests have them every few ms, and only the first
+ * after a quiet spell waits for the slow path's calm tick (1 ms). */
+#define HG_TIMER_HOLD_NS (100u * 1000u * 1000u)
+
 struct hg_timer {
 	struct hg_wq_watch wq[HG_MAX_TENANTS][HG_MAX_APPS];
+	uint64_t last_long_ns;	/* when a long request last ran */
 };
 
 /* One pass over every tenant's contexts and wait queues at now_ns
- * (CLOCK_MONOTONIC, the clock the library stamps requests with). */
-void hg_timer_tick(struct hg_registry *reg, struct hg_timer *tm, uint64_t now_ns);
+ * (CLOCK_MONOTONIC, the clock the library stamps requests with). Returns
+ * 1 if the timer has something to watch (a long request running under
+ * preemption, a wait queue under a congestion threshold): the slow path
+ * then keeps its fine pace, and for HG_TIMER_HOLD_NS after. */
+int hg_timer_tick(struct hg_registry *reg, struct hg_timer *tm, uint64_t now_ns);
 
 #endif /* HG_SLOWPATH_TIMER_H */

@@ -90,6 +90,7 @@ struct load {
 	_Atomic uint64_t send_errors;
 	uint64_t invalid;
 	uint64_t t_start, t_end;
+	uint64_t behind;	/* arrivals due before the end, never sent */
 };
 
 #define die(...) hg_die(2, "hgload", "", __VA_ARGS__)
@@ -332,6 +333,14 @@ sender(void *arg)
 		next += (uint64_t)(-log(1.0 - erand48(xs)) / l->rate * 1e9);
 		if (next >= end)
 			break;
+		/* a sender that cannot keep up stops at the end all the same
+		 * (a run lasts --duration), and says how far behind it was */
+		if (now_ns() >= end) {
+			for (; next < end && seq < l->n_req; seq++)
+				next += (uint64_t)(-log(1.0 - erand48(xs)) / l->rate * 1e9);
+			l->behind = seq - atomic_load(&l->sent);
+			break;
+		}
 		wait_until(next);
 		l->req[seq].type = (uint8_t)pick_type(l, erand48(xs));
 		atomic_store_explicit(&l->sent, seq + 1, memory_order_release);
@@ -631,7 +640,7 @@ report(const struct load *l)
 		}
 		j = summary_json(&all, secs);
 		meta = json_pack("{s:s, s:o, s:I, s:I, s:s, s:f, s:f, s:i, s:i, "
-				 "s:s, s:I, s:I, s:f, s:o, s:o}",
+				 "s:s, s:I, s:I, s:f, s:I, s:o, s:o}",
 			"mode", l->credits ? "credits" : l->rpc ? "rpc" : "raw",
 			"slo_us", l->slo_us > 0 ? json_real(l->slo_us) : json_null(),
 			"credit_updates", (json_int_t)atomic_load(&l->credit_msgs),
@@ -641,6 +650,7 @@ report(const struct load *l)
 			"size", (int)l->size, "workload", l->workload,
 			"send_errors", (json_int_t)atomic_load(&l->send_errors),
 			"invalid", (json_int_t)l->invalid, "elapsed_s", secs,
+			"sender_behind", (json_int_t)l->behind,
 			"types", types, "flow_answered", flows_answered_json(l));
 		json_object_update(j, meta);
 		json_decref(meta);

@@ -54,6 +54,9 @@ setup(void)
 	ctl = hg_ctl_open(base, &reg, path, NULL);
 	if (base == NULL || ctl == NULL)
 		exit(1);
+	/* connections come from socketpairs: the listening path is not
+	 * needed, and libFuzzer may end the process without a clean-up */
+	unlink(path);
 }
 
 static void
