@@ -220,6 +220,8 @@ struct hg_dp {
 	uint32_t weight_q[HG_MAX_TENANTS];	/* weights in hundredths, atomic */
 	uint64_t extra_cycles[HG_MAX_TENANTS];	/* synthetic work per datagram */
 	uint64_t cap[HG_MAX_TENANTS];		/* budget caps, atomic */
+	uint64_t quantum[HG_MAX_TENANTS];	/* configured caps: the most a
+						 * batch may spend, atomic */
 	uint64_t rate[HG_MAX_TENANTS];		/* budget per TSC cycle, atomic
 						 * (HG_RATE_ONE units, budget.h) */
 	uint32_t steer_jsq[HG_MAX_TENANTS];	/* RX steering: 0 flow, 1 jsq */

@@ -117,20 +117,24 @@ sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 }
 
 /* How many datagrams tenant t may send now. Batches are sized to the
- * budget (or, for slack, the cap) only while another tenant is active:
- * a lone tenant delays nobody and keeps full bursts. */
+ * budget (or, for slack, the quantum) only while another tenant is
+ * active: a lone tenant delays nobody and keeps full bursts. The budget
+ * counts up to the configured cap (the quantum): the effective cap lets
+ * an expensive tenant bank its share (the weights), not spend it in one
+ * batch that others wait behind (32 datagrams of 95,000 cycles put a
+ * victim's p50 at 0.9 ms in bench/isolation). */
 static unsigned
 batch_room(const struct hg_dp *dp, struct hg_fp_core *c, int t,
 	   int protect, int slack, unsigned room)
 {
 	const struct hg_fp_tenant *ft = &c->t[t];
+	int64_t q = (int64_t)__atomic_load_n(&dp->quantum[t], __ATOMIC_RELAXED);
+	int64_t left;
 
 	if (!protect || __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) < 2)
 		return room;
-	return hg_batch_size(slack ? (int64_t)__atomic_load_n(&dp->cap[t],
-							      __ATOMIC_RELAXED)
-				   : hg_left(dp, c, (unsigned)t),
-			     ft->sched_avg, room);
+	left = slack ? q : hg_left(dp, c, (unsigned)t);
+	return hg_batch_size(left < q ? left : q, ft->sched_avg, room);
 }
 
 /* Serves one batch of tenant t and bills it; returns datagrams sent. */

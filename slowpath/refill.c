@@ -42,6 +42,9 @@ hg_refill_publish_cap(struct hg_registry *reg, int slot)
 	/* every core reads the line: write it only when it changes */
 	if (__atomic_load_n(pub, __ATOMIC_RELAXED) != cap)
 		__atomic_store_n(pub, cap, __ATOMIC_RELAXED);
+	pub = &reg->dp->quantum[slot];
+	if (__atomic_load_n(pub, __ATOMIC_RELAXED) != reg->t[slot].cap)
+		__atomic_store_n(pub, reg->t[slot].cap, __ATOMIC_RELAXED);
 }
 
 /* The cycles one datagram of tenant i cost since the last sample: the sum
