@@ -54,6 +54,16 @@ TARGETS := $(BIN)/hourglassd $(BIN)/hgctl $(BIN)/hgload $(BIN)/hg-echo $(BIN)/hg
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
+# A fresh machine: say in one line what installs what is missing, rather
+# than fail deep in the build. The goals that install it first skip this.
+ifeq ($(filter deps clean test demo bench asan fuzz,$(MAKECMDGOALS)),)
+HAVE_DEPS := $(shell command -v protoc-c >/dev/null && \
+	pkg-config --exists libdpdk libevent libprotobuf-c jansson && echo yes)
+ifneq ($(HAVE_DEPS),yes)
+$(error build dependencies missing: run `make deps` (tools/install-deps.sh) as root)
+endif
+endif
+
 .PHONY: all deps test unit integration demo bench asan clean fuzz fuzz-build \
 	fuzz-short fuzz-targets
 .SECONDARY:
@@ -244,6 +254,7 @@ bench: deps
 	@HG_BUILD=$(BUILD) bench/steering
 	@HG_BUILD=$(BUILD) bench/overload
 	@HG_BUILD=$(BUILD) bench/scale
+	@HG_BUILD=$(BUILD) bench/weights
 	@HG_BUILD=$(BUILD) bench/versus-kernel
 
 clean:

@@ -65,18 +65,18 @@ class Bench:
 
 
 def hgload_cmd(port, rate, duration, flows=1, size=64, workload="fixed:0", rt=False,
-               mode="none", slo_us=None, nice=0):
+               mode="none", slo_us=None, nice=0, cpus=None):
     """rt: the client runs SCHED_FIFO, so that its own latency on the
     shared CPU stays small next to what the datapath does; nice: its nice
-    level. mode: none, rpc (RPC header, credits ignored) or credits
-    (obeyed)."""
+    level; cpus: where it runs (default APP_CPUS). mode: none, rpc (RPC
+    header, credits ignored) or credits (obeyed)."""
     prio = ["chrt", "-f", "50"] if rt else ["nice", "-n", str(nice)] if nice else []
     extra = {"none": [], "rpc": ["--rpc"], "credits": ["--credits"]}[mode]
     if mode != "none":
         size = max(size, 64)
     if slo_us:
         extra += ["--slo-us", str(slo_us)]
-    return [*prio, "taskset", "-c", APP_CPUS, os.path.join(BIN, "hgload"),
+    return [*prio, "taskset", "-c", cpus or APP_CPUS, os.path.join(BIN, "hgload"),
             "--target", f"{DAEMON_IP}:{port}", "--rate", str(rate),
             "--duration", str(duration), "--flows", str(flows),
             "--size", str(size), "--workload", workload, "--timeout-ms", "500",

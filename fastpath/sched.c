@@ -116,25 +116,20 @@ sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 	return n;
 }
 
-/* How many datagrams tenant t may send now. Batches are sized to the
- * budget (or, for slack, the quantum) only while another tenant is
- * active: a lone tenant delays nobody and keeps full bursts. The budget
- * counts up to the configured cap (the quantum): the effective cap lets
- * an expensive tenant bank its share (the weights), not spend it in one
- * batch that others wait behind (32 datagrams of 95,000 cycles put a
- * victim's p50 at 0.9 ms in bench/isolation). */
+/* How many datagrams tenant t may send now: batches are sized to the
+ * allowance (hg_batch_allowance) only while another tenant is active; a
+ * lone tenant delays nobody and keeps full bursts. */
 static unsigned
 batch_room(const struct hg_dp *dp, struct hg_fp_core *c, int t,
 	   int protect, int slack, unsigned room)
 {
 	const struct hg_fp_tenant *ft = &c->t[t];
 	int64_t q = (int64_t)__atomic_load_n(&dp->quantum[t], __ATOMIC_RELAXED);
-	int64_t left;
 
 	if (!protect || __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) < 2)
 		return room;
-	left = slack ? q : hg_left(dp, c, (unsigned)t);
-	return hg_batch_size(left < q ? left : q, ft->sched_avg, room);
+	return hg_batch_size(hg_batch_allowance(slack ? 0 : hg_left(dp, c, (unsigned)t),
+						q, slack), ft->sched_avg, room);
 }
 
 /* Serves one batch of tenant t and bills it; returns datagrams sent. */

@@ -104,6 +104,19 @@ Test(drr, batches_are_sized_to_the_budget)
 	cr_assert_eq(hg_cost_avg(2000, 10000, 1), 2000 - 250 + 1250);
 }
 
+Test(drr, a_batch_spends_at_most_the_quantum)
+{
+	/* a banked effective cap of 1.28M at 40,000 cycles per datagram: one
+	 * datagram per batch at the 15,000 quantum, not 32 */
+	cr_assert_eq(hg_batch_size(hg_batch_allowance(1280000, 15000, 0), 40000, 32), 1);
+	cr_assert_eq(hg_batch_allowance(1280000, 15000, 0), 15000, "banked: the quantum");
+	cr_assert_eq(hg_batch_allowance(9000, 15000, 0), 9000, "less left: what is left");
+	cr_assert_eq(hg_batch_allowance(-500, 15000, 0), -500, "in debt: one datagram");
+	cr_assert_eq(hg_batch_allowance(-500, 15000, 1), 15000, "slack: one quantum");
+	cr_assert_eq(hg_batch_size(hg_batch_allowance(1280000, 15000, 0), 1000, 32), 16,
+		     "cheap datagrams: 15 covered + 1 overrun");
+}
+
 Test(tset, round_robin_order_from_the_pointer)
 {
 	struct hg_tset m = { 0 };
