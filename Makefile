@@ -110,6 +110,7 @@ $(BIN)/hourglassd: $(FASTPATH_O) $(SLOWPATH_O) $(PROTO_O)
 $(LIB)/libhgclient.a: $(CLIENT_O)
 	@mkdir -p $(dir $@)
 	$(call say,AR,$@)
+	@rm -f $@	# ar adds: a renamed object would stay in the archive
 	$(Q)$(AR) rcs $@ $^
 
 # only the functions of hourglass.h are exported
@@ -150,13 +151,13 @@ $(BIN)/udp-echo: $(OBJ)/tools/udp_echo.o
 # the pure-logic pieces, linked without EAL
 UNIT_LINK := $(OBJ)/fastpath/parse.o $(OBJ)/fastpath/bufpart.o $(OBJ)/fastpath/dp.o \
 	$(OBJ)/fastpath/drops.o \
-	$(OBJ)/slowpath/config.o $(OBJ)/slowpath/refill.o $(OBJ)/slowpath/credit.o \
+	$(OBJ)/slowpath/config.o $(OBJ)/slowpath/refill.o $(OBJ)/slowpath/credit_pool.o \
 	$(OBJ)/slowpath/arena.o $(OBJ)/slowpath/region.o \
-	$(OBJ)/slowpath/timer.o $(PROTO_O)
+	$(OBJ)/slowpath/preempt_timer.o $(PROTO_O)
 
 # the library's tests link its objects (without its copy of the protocol)
-$(BUILD)/tests/test_green $(BUILD)/tests/test_steer $(BUILD)/tests/test_rpc: UNIT_EXTRA = $(CLIENT_CORE_O)
-$(BUILD)/tests/test_green $(BUILD)/tests/test_steer $(BUILD)/tests/test_rpc: $(CLIENT_CORE_O)
+$(BUILD)/tests/test_green $(BUILD)/tests/test_worker_sched $(BUILD)/tests/test_rpc: UNIT_EXTRA = $(CLIENT_CORE_O)
+$(BUILD)/tests/test_green $(BUILD)/tests/test_worker_sched $(BUILD)/tests/test_rpc: $(CLIENT_CORE_O)
 
 $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(UNIT_LINK)
 	@mkdir -p $(dir $@)

@@ -22,10 +22,11 @@
 #include <rte_ring.h>
 
 #include "../proto/hg_shm.h"
-#include "parse.h"
 #include "budget.h"
 #include "bufpart.h"
-#include "session.h"
+#include "credit_sessions.h"
+#include "drops.h"
+#include "parse.h"
 #include "tset.h"
 
 #define HG_BATCH        32u
@@ -34,52 +35,6 @@
 #define HG_NAME_MAX     32u
 
 enum hg_point { HG_PT_RX, HG_PT_TX, HG_PT_SCHED, HG_PT_N };
-
-/* Drops that belong to no tenant (the frame was bad or unowned). */
-#define HG_CORE_DROPS(X)                      \
-	X(RUNT, "runt")                       \
-	X(ETHERTYPE, "bad_ethertype")         \
-	X(ARP, "bad_arp")                     \
-	X(IP_HDR, "bad_ip_header")            \
-	X(IP_LEN, "bad_ip_length")            \
-	X(IP_CSUM, "bad_ip_checksum")         \
-	X(IP_FRAG, "ip_fragment")             \
-	X(NOT_US, "not_for_us")               \
-	X(PROTO, "bad_ip_proto")              \
-	X(UDP_HDR, "bad_udp_header")          \
-	X(UDP_CSUM, "bad_udp_checksum")       \
-	X(ICMP, "bad_icmp")                   \
-	X(NO_TENANT, "no_tenant")             \
-	X(MULTISEG, "multi_segment")          \
-	X(ARP_UNASKED, "unsolicited_arp")     \
-	X(NIC_FULL, "nic_tx_full")            \
-	X(NO_MBUF, "no_mbuf")
-
-/* Drops charged to a tenant. */
-#define HG_TENANT_DROPS(X)                    \
-	X(UNBOUND, "unbound_port")            \
-	X(NO_BUF, "no_buffer")                \
-	X(RING_FULL, "rx_ring_full")          \
-	X(BAD_DESC, "bad_descriptor")         \
-	X(NO_NEIGH, "no_neighbor")            \
-	X(NIC_FULL, "nic_tx_full")            \
-	X(NO_MBUF, "no_mbuf")                 \
-	X(OVER_BUDGET, "rx_over_budget")      \
-	X(BAD_RPC, "bad_rpc_header")          \
-	X(NO_CREDIT, "rpc_reject_no_credit")  \
-	X(OVERLOAD, "rpc_reject_overload")    \
-	X(NO_SESSION, "rpc_reject_no_session") \
-	X(TOO_BIG, "too_big")
-
-#define HG_ENUM_ENTRY(name, str) HG_DROP_##name,
-enum hg_core_drop { HG_CORE_DROPS(HG_ENUM_ENTRY) HG_DROP_N };
-#undef HG_ENUM_ENTRY
-#define HG_ENUM_ENTRY(name, str) HG_TDROP_##name,
-enum hg_tenant_drop { HG_TENANT_DROPS(HG_ENUM_ENTRY) HG_TDROP_N };
-#undef HG_ENUM_ENTRY
-
-extern const char *const hg_core_drop_names[HG_DROP_N];
-extern const char *const hg_tenant_drop_names[HG_TDROP_N];
 
 enum hg_tenant_state { HG_TENANT_FREE, HG_TENANT_ACTIVE, HG_TENANT_DYING };
 enum hg_idle_mode { HG_IDLE_POLL, HG_IDLE_YIELD, HG_IDLE_SLEEP };
@@ -292,7 +247,7 @@ hg_tenant_buf(const struct hg_tenant *tn, uint32_t buf)
 	return tn->bufs + (uint64_t)buf * HG_BUF_SIZE;
 }
 
-/* RPC credits (rpc.c) */
+/* RPC credits, the fast path's half (credit_sessions.c) */
 enum hg_rpc_verdict { HG_RPC_ADMIT, HG_RPC_REPLY, HG_RPC_DROP };
 int hg_rpc_is_port(const struct hg_tenant *tn, uint16_t port_net);
 /* Admits an RPC request (*s: its session) or rewrites it into a reject. */
@@ -321,10 +276,6 @@ unsigned hg_fp_sweep(struct hg_dp *dp, struct hg_fp_core *c, unsigned max);
 unsigned hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c);
 /* Runs the slow path's commands waiting on the core's ring. */
 void hg_fp_commands(struct hg_fp_core *c);
-/* Transmits n mbufs, frees and counts what the NIC refused; returns the
- * cycles spent in the PMD. */
-uint64_t hg_fp_xmit(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf **m,
-		    unsigned n, uint64_t *drop_ctr);
 
 /* Neighbour table: on-link hosts only, indexed by host bits.
  *

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "dp.h"
+#include "drops.h"
 
 /* Names of the drop counters as hgctl and telemetry show them. */
 #define HG_NAME_ENTRY(name, str) str,

@@ -7,7 +7,7 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
-#include "dp.h"
+#include "drops.h"
 #include "parse.h"
 
 #define IP_DF 0x4000

@@ -12,6 +12,7 @@
 #include "doorbell.h"
 #include "dp.h"
 #include "parse.h"
+#include "xmit.h"
 
 /* Picks the context of the app that bound the port. flow: a hash of the
  * 5-tuple, like RSS, so one flow keeps its order; jsq: the shorter RX ring

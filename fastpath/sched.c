@@ -9,23 +9,7 @@
 
 #include "dp.h"
 #include "parse.h"
-
-uint64_t
-hg_fp_xmit(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf **m,
-	   unsigned n, uint64_t *drop_ctr)
-{
-	uint64_t t0 = rte_rdtsc();
-	unsigned sent = rte_eth_tx_burst(dp->port_id, c->idx, m, n);
-	uint64_t t1 = rte_rdtsc();
-
-	c->tx_pkts += sent;
-	c->pmd_cycles += t1 - t0;
-	if (sent < n) {
-		*drop_ctr += n - sent;
-		rte_pktmbuf_free_bulk(m + sent, n - sent);
-	}
-	return t1 - t0;
-}
+#include "xmit.h"
 
 /* Builds one datagram from a validated descriptor into m. Returns 0; or,
  * when the peer's MAC is unknown, -1 with an ARP request for it in m, or

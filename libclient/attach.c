@@ -13,27 +13,8 @@
 #include <rte_version.h>
 
 #include "../proto/ctl_frame.h"
+#include "../proto/hg_shm_ring.h"
 #include "client.h"
-
-static _Thread_local char errbuf[192];
-
-int
-hg_fail(int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(errbuf, sizeof(errbuf), fmt, ap);
-	va_end(ap);
-	errno = err;
-	return -err;
-}
-
-const char *
-hg_strerror(void)
-{
-	return errbuf;
-}
 
 /* One control round trip; on error the daemon's reason becomes ours. */
 static int

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * libhgclient internals shared by attach.c and io.c.
+ * libhgclient internals. Layers, each using only those above it:
+ * thread_state.c; rx.c, doorbell.c; worker_sched.c; tx.c, attach.c; rpc.c.
  */
 #ifndef HG_LIBCLIENT_CLIENT_H
 #define HG_LIBCLIENT_CLIENT_H
@@ -73,9 +74,20 @@ struct hg_ctx {
 int hg_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 
+/* The worker context the calling thread runs hg_run for (worker_sched.c
+ * sets it, thread_state.c holds it), NULL outside hg_run. */
+extern _Thread_local hg_ctx_t *hg_tls_worker;
+
 /* The calling thread's worker context when it runs hg_run for the same
  * app (a preempted request may resume on another worker), else ctx. */
-hg_ctx_t *hg_self(hg_ctx_t *ctx);
+static inline hg_ctx_t *
+hg_self(hg_ctx_t *ctx)
+{
+	hg_ctx_t *w = hg_tls_worker;
+
+	return w != NULL && w->app == ctx->app ? w : ctx;
+}
+
 /* Ends the bookkeeping of the worker's current request. */
 void hg_req_end(hg_ctx_t *w);
 /* Takes one request from the worker's own queues (stash, then RX rings). */

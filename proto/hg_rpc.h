@@ -41,5 +41,6 @@ struct hg_rpc_hdr {
 } __attribute__((packed));
 
 #define HG_RPC_HDR_LEN 32u
+_Static_assert(sizeof(struct hg_rpc_hdr) == HG_RPC_HDR_LEN, "RPC header is 32 bytes");
 
 #endif /* HG_PROTO_RPC_H */

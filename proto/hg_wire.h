@@ -28,5 +28,6 @@ struct hg_work_hdr {
 } __attribute__((packed));
 
 #define HG_WORK_MAX_TYPES 8u
+_Static_assert(sizeof(struct hg_work_hdr) == 32, "work header is 32 bytes");
 
 #endif /* HG_PROTO_WIRE_H */

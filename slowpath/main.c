@@ -23,16 +23,14 @@
 #include <rte_pause.h>
 
 #include "config.h"
-#include "credit.h"
+#include "credit_pool.h"
 #include "ctl.h"
 #include "log.h"
 #include "port.h"
+#include "preempt_timer.h"
 #include "refill.h"
 #include "stats.h"
 #include "tenant.h"
-#include "timer.h"
-
-RTE_LOG_REGISTER(hg_logtype, hourglass, INFO);
 
 #define HG_TICK_US        1000	/* housekeeping period, and the longest nap */
 #define HG_EVENTS_US      50	/* control socket served at least this often */

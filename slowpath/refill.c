@@ -3,7 +3,7 @@
 
 #include "../fastpath/budget.h"
 #include "config.h"
-#include "credit.h"
+#include "credit_pool.h"
 #include "refill.h"
 
 /* An effective cap bounds the burst a tenant may bank: ~20 ms of a core

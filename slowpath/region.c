@@ -6,13 +6,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <rte_ring.h>
 #include <rte_version.h>
 
+#include "../proto/hg_shm_ring.h"
 #include "region.h"
-
-_Static_assert(offsetof(struct rte_ring, prod) == HG_RING_GEOM_BYTES,
-	       "struct rte_ring layout changed: update HG_RING_GEOM_BYTES");
 
 static uint64_t
 page_round(uint64_t n)

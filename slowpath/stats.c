@@ -6,7 +6,7 @@
 #include <rte_telemetry.h>
 
 #include "config.h"
-#include "credit.h"
+#include "credit_pool.h"
 #include "refill.h"
 #include "stats.h"
 

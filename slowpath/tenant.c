@@ -10,7 +10,7 @@
 #include <rte_malloc.h>
 
 #include "config.h"
-#include "credit.h"
+#include "credit_pool.h"
 #include "log.h"
 #include "refill.h"
 #include "tenant.h"

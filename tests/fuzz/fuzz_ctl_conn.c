@@ -21,10 +21,10 @@
 #include <event2/event.h>
 
 #include "../../slowpath/arena.h"
-#include "../../slowpath/credit.h"
+#include "../../slowpath/credit_pool.h"
 #include "../../slowpath/ctl.h"
+#include "../../slowpath/preempt_timer.h"
 #include "../../slowpath/stats.h"
-#include "../../slowpath/timer.h"
 #include "fuzz_env.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

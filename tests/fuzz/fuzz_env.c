@@ -10,8 +10,6 @@
 #include "../../slowpath/config.h"
 #include "fuzz_env.h"
 
-RTE_LOG_REGISTER(hg_logtype, hourglass, ERR);
-
 static int
 eal(void)
 {

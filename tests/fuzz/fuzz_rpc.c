@@ -7,7 +7,7 @@
  * per-tenant books (sessions, drained, issued) must match the table. */
 #include <string.h>
 
-#include "../../fastpath/credits.h"
+#include "../../fastpath/credit_rules.h"
 #include "fuzz_env.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

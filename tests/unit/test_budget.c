@@ -4,12 +4,12 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
-#include "../../fastpath/credits.h"
+#include "../../fastpath/credit_rules.h"
 #include "../../fastpath/dp.h"
 #include "../../slowpath/config.h"
-#include "../../slowpath/credit.h"
+#include "../../slowpath/credit_pool.h"
+#include "../../slowpath/preempt_timer.h"
 #include "../../slowpath/refill.h"
-#include "../../slowpath/timer.h"
 
 #define B 0.85
 

@@ -4,7 +4,7 @@
  * by an injected sequence of delay measurements (one per update period). */
 #include <criterion/criterion.h>
 
-#include "../../fastpath/credits.h"
+#include "../../fastpath/credit_rules.h"
 
 #define DT 50
 #define MAX 4096.0

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#ifndef HG_SLOWPATH_CREDIT_H
-#define HG_SLOWPATH_CREDIT_H
+#ifndef HG_SLOWPATH_CREDIT_POOL_H
+#define HG_SLOWPATH_CREDIT_POOL_H
 
 #include "tenant.h"
 
@@ -20,4 +20,4 @@ void hg_credit_settle(struct hg_registry *reg, int slot);
 uint32_t hg_credit_sessions(const struct hg_registry *reg, int slot,
 			    uint32_t *drained, int64_t *issued);
 
-#endif /* HG_SLOWPATH_CREDIT_H */
+#endif /* HG_SLOWPATH_CREDIT_POOL_H */

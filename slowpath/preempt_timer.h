@@ -4,8 +4,8 @@
  * conditional preemption of long requests and wait-queue congestion.
  * Everything read from the tenant region is untrusted and only compared.
  */
-#ifndef HG_SLOWPATH_TIMER_H
-#define HG_SLOWPATH_TIMER_H
+#ifndef HG_SLOWPATH_PREEMPT_TIMER_H
+#define HG_SLOWPATH_PREEMPT_TIMER_H
 
 #include <stdint.h>
 
@@ -51,4 +51,4 @@ struct hg_timer {
  * then keeps its fine pace, and for HG_TIMER_HOLD_NS after. */
 int hg_timer_tick(struct hg_registry *reg, struct hg_timer *tm, uint64_t now_ns);
 
-#endif /* HG_SLOWPATH_TIMER_H */
+#endif /* HG_SLOWPATH_PREEMPT_TIMER_H */

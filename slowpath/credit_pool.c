@@ -11,8 +11,8 @@
  * keeps multiplying the pool down while the delay it measures is still
  * the one it caused a round trip ago (Breakwater updates once per RTT).
  */
-#include "../fastpath/credits.h"
-#include "credit.h"
+#include "../fastpath/credit_rules.h"
+#include "credit_pool.h"
 
 /* The oldest RX timestamp at the head of an app's wait queue: preempted
  * requests still wait, and with every request long the RX rings drain

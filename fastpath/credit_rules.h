@@ -3,8 +3,8 @@
  * Credit-based overload control (DESIGN §6; Breakwater/CoreSync): the
  * pool's AIMD update and the per-session grant rule, as pure functions.
  */
-#ifndef HG_FASTPATH_CREDITS_H
-#define HG_FASTPATH_CREDITS_H
+#ifndef HG_FASTPATH_CREDIT_RULES_H
+#define HG_FASTPATH_CREDIT_RULES_H
 
 #include <stdint.h>
 
@@ -70,4 +70,4 @@ hg_credit_grant(uint32_t window, uint32_t demand, int64_t pool, int64_t issued,
 	return (uint32_t)(w > HG_CREDIT_MAX_SESSION ? HG_CREDIT_MAX_SESSION : w);
 }
 
-#endif /* HG_FASTPATH_CREDITS_H */
+#endif /* HG_FASTPATH_CREDIT_RULES_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <string.h>
 
-#include "timer.h"
+#include "preempt_timer.h"
 
 int
 hg_wq_check(struct hg_wq_watch *w, uint32_t cons, uint32_t count,

@@ -5,8 +5,8 @@
  * leave from the same core, so each core keeps its own table in daemon
  * memory and no session state is shared.
  */
-#ifndef HG_FASTPATH_SESSION_H
-#define HG_FASTPATH_SESSION_H
+#ifndef HG_FASTPATH_CREDIT_SESSIONS_H
+#define HG_FASTPATH_CREDIT_SESSIONS_H
 
 #include <stdint.h>
 
@@ -56,4 +56,4 @@ struct hg_sessions {
 	struct hg_session s[HG_SESSIONS];
 };
 
-#endif /* HG_FASTPATH_SESSION_H */
+#endif /* HG_FASTPATH_CREDIT_SESSIONS_H */

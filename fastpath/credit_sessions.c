@@ -11,8 +11,9 @@
 #include <rte_mbuf.h>
 
 #include "../proto/hg_rpc.h"
-#include "credits.h"
+#include "credit_rules.h"
 #include "dp.h"
+#include "xmit.h"
 
 int
 hg_rpc_is_port(const struct hg_tenant *tn, uint16_t port_net)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Request steering on the application side (DESIGN §5, Synergy §II):
+ * The worker scheduler: request steering on the application side (DESIGN
+ * §5, Synergy §II):
  * Algorithm 2's choice of the next request, work stealing, the wait queue
  * of preempted long requests, green-thread scheduling, the feedback API
  * and the per-worker EMA of short service time that sizes the quantum.
@@ -15,7 +16,6 @@
 
 #define EMA_DEFAULT_NS 5000u	/* until a short request has been seen */
 
-static _Thread_local hg_ctx_t *tls_worker;
 
 static uint64_t
 mono_ns(void)
@@ -36,14 +36,6 @@ now_ns(void)
 }
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
-
-hg_ctx_t *
-hg_self(hg_ctx_t *c)
-{
-	hg_ctx_t *w = tls_worker;
-
-	return w != NULL && w->app == c->app ? w : c;
-}
 
 /* ---- requests, the EMA and the long-request timer ---- */
 
@@ -245,7 +237,7 @@ after_switch(hg_ctx_t *w)
 }
 
 /* Runs next on this worker; returns when the caller's green thread runs
- * again, possibly on another worker (re-read tls_worker). */
+ * again, possibly on another worker (re-read hg_tls_worker). */
 static void
 switch_to(hg_ctx_t *w, struct hg_gt *next)
 {
@@ -253,7 +245,7 @@ switch_to(hg_ctx_t *w, struct hg_gt *next)
 
 	w->cur = next;
 	hg_gt_switch(&me->sp, next->sp);
-	after_switch(tls_worker);
+	after_switch(hg_tls_worker);
 }
 
 /* Idle green threads number at most the requests preempted at once plus
@@ -279,12 +271,12 @@ take_idle(hg_ctx_t *w)
 static void
 gt_entry(void *arg)
 {
-	hg_ctx_t *w = tls_worker;
+	hg_ctx_t *w = hg_tls_worker;
 
 	(void)arg;
 	after_switch(w);
 	w->fn(w, w->fn_arg);
-	w = tls_worker;
+	w = hg_tls_worker;
 	hg_req_end(w);
 	hg_gt_switch(&w->cur->sp, w->main_sp);
 	__builtin_unreachable();
@@ -304,7 +296,7 @@ preempt(hg_ctx_t *w)
 	w->publish = w->cur;
 	switch_to(w, next);
 	/* resumed by some worker, whose timer now runs for this request */
-	w = tls_worker;
+	w = hg_tls_worker;
 	w->resumed++;
 	timer_start(w);
 }
@@ -452,7 +444,7 @@ hg_run(hg_ctx_t *w, hg_worker_fn fn, void *arg)
 {
 	struct hg_gt *gt;
 
-	if (tls_worker != NULL)
+	if (hg_tls_worker != NULL)
 		return hg_fail(EBUSY, "hg_run is already running on this thread");
 	gt = gt_create(w->app);
 	if (gt == NULL)
@@ -460,7 +452,7 @@ hg_run(hg_ctx_t *w, hg_worker_fn fn, void *arg)
 	w->fn = fn;
 	w->fn_arg = arg;
 	w->cur = gt;
-	tls_worker = w;
+	hg_tls_worker = w;
 	hg_gt_switch(&w->main_sp, gt->sp);
 	/* fn returned in w->cur; we are back on the thread's own stack */
 	gt_destroy(w->app, w->cur);
@@ -469,6 +461,6 @@ hg_run(hg_ctx_t *w, hg_worker_fn fn, void *arg)
 		gt_destroy(w->app, gt);
 	while ((gt = own_pop(w)) != NULL)
 		gt_destroy(w->app, gt);
-	tls_worker = NULL;
+	hg_tls_worker = NULL;
 	return 0;
 }

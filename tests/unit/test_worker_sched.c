@@ -14,8 +14,8 @@
 
 #include "../../fastpath/doorbell.h"
 #include "../../libclient/client.h"
+#include "../../slowpath/preempt_timer.h"
 #include "../../slowpath/region.h"
-#include "../../slowpath/timer.h"
 
 static struct hg_region reg;
 static struct hg_tenant tn;

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The receive side of the per-message path: descriptors off a worker's
+ * own RX rings (and its stash of stolen ones) into messages. Ring
+ * operations only, no syscalls. Which request to take next is
+ * worker_sched.c's business.
+ */
+#include <rte_ring.h>
+
+#include "client.h"
+
+int
+hg_desc_to_msg(const hg_app_t *app, const struct hg_desc *d, struct hg_msg *m)
+{
+	if (d->buf >= app->hdr->n_bufs || d->len > HG_BUF_SIZE)
+		return 0;	/* cannot happen with a sane daemon */
+	m->data = hg_buf_ptr(app, d->buf);
+	m->len = d->len;
+	m->src.ip = d->peer_ip;
+	m->src.port = d->peer_port;
+	m->local_port = d->local_port;
+	m->buf = d->buf;
+	return 1;
+}
+
+int
+hg_poll_local(hg_ctx_t *w, struct hg_msg *m)
+{
+	const hg_app_t *app = w->app;
+	struct hg_desc d;
+	uint32_t i, core;
+
+	while (w->stash_i < w->stash_n) {
+		w->rx_tsc = w->stash[w->stash_i].tsc;
+		if (hg_desc_to_msg(app, &w->stash[w->stash_i++], m))
+			return 1;
+	}
+	for (i = 0; i < app->n_cores; i++) {
+		core = (w->rx_next + i) % app->n_cores;
+		if (rte_ring_mc_dequeue_elem(w->ring[core][HG_RING_RX], &d,
+					     sizeof(d)) != 0)
+			continue;
+		w->rx_next = core + 1;
+		w->rx_tsc = d.tsc;
+		if (hg_desc_to_msg(app, &d, m))
+			return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The library's per-thread state: the error text (hg_strerror; every
+ * other file reports through hg_fail) and the worker context the thread
+ * runs hg_run for (set by worker_sched.c, read by hg_self). Depends on
+ * nothing.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "client.h"
+
+static _Thread_local char errbuf[192];
+_Thread_local hg_ctx_t *hg_tls_worker;
+
+int
+hg_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(errbuf, sizeof(errbuf), fmt, ap);
+	va_end(ap);
+	errno = err;
+	return -err;
+}
+
+const char *
+hg_strerror(void)
+{
+	return errbuf;
+}
