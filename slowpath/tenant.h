@@ -13,6 +13,7 @@
 
 #include "../fastpath/dp.h"
 #include "region.h"
+#include "tenant_cfg.h"
 
 #define HG_ERR_LEN 160
 
@@ -24,27 +25,6 @@ struct hg_app_sp {
 	pid_t pid;
 	uid_t uid;
 	uint32_t n_ctx;
-};
-
-/* Synergy settings of a tenant (DESIGN §5, defaults in §9). */
-struct hg_steering {
-	int jsq;			/* RX steering: 0 flow hash, 1 JSQ */
-	double quantum_factor;
-	double congested_factor;
-	uint32_t thresh_wqd_us;		/* 0: no wait-queue monitoring */
-	uint32_t steal_threshold;
-	int preempt, wait_queue, steal;
-	int preempt_always;		/* don't wait for queued work (ablation) */
-	uint32_t quantum_us;		/* 0: adaptive */
-};
-
-/* Credit control of a tenant's RPC ports (DESIGN §6, defaults in §9). */
-struct hg_credit_cfg {
-	uint32_t rpc_lo, rpc_hi;	/* 0-0: no RPC ports */
-	uint32_t dt_us, ddrop_us;
-	double alpha;			/* 0: 0.001 x sessions, at least 1 */
-	double beta;
-	uint32_t update_us;		/* pool update period, about one RTT */
 };
 
 struct hg_tenant_sp {

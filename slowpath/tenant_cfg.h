@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Per-tenant settings: one table (tenant_cfg.c), built like config.c, with
+ * a row per setting (its name, the flag's name; type; place in struct
+ * hg_tenant_cfg; bounds; default; live or not; help; what to publish when
+ * it changes). Everything that reads or writes a tenant's settings walks
+ * this table: `hgctl tenant add|set|get`, the config file's tenant lines,
+ * `tenant list`, stats and telemetry (issue 11). A change is applied to a
+ * copy, checked across fields (hg_tenant_cfg_check), then committed.
+ */
+#ifndef HG_SLOWPATH_TENANT_CFG_H
+#define HG_SLOWPATH_TENANT_CFG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Synergy settings of a tenant (DESIGN §5, defaults in §9). */
+struct hg_steering {
+	int jsq;			/* RX steering: 0 flow hash, 1 JSQ */
+	double quantum_factor;
+	double congested_factor;
+	uint32_t thresh_wqd_us;		/* 0: no wait-queue monitoring */
+	uint32_t steal_threshold;
+	int preempt, wait_queue, steal;
+	int preempt_always;		/* don't wait for queued work (ablation) */
+	uint32_t quantum_us;		/* 0: adaptive */
+};
+
+/* Credit control of a tenant's RPC ports (DESIGN §6, defaults in §9). */
+struct hg_credit_cfg {
+	uint32_t rpc_lo, rpc_hi;	/* 0-0: no RPC ports */
+	uint32_t dt_us, ddrop_us;
+	double alpha;			/* 0: 0.001 x sessions, at least 1 */
+	double beta;
+	uint32_t update_us;		/* pool update period, about one RTT */
+};
+
+/* Every setting of a tenant, defined once. */
+struct hg_tenant_cfg {
+	double weight;
+	uint64_t cap;			/* configured budget cap (cycles) */
+	uint32_t port_lo, port_hi;	/* 0-0: none */
+	uint64_t extra_cycles;		/* synthetic work per datagram */
+	struct hg_steering steer;
+	struct hg_credit_cfg credit;
+	uint32_t max_sessions;		/* RPC sessions per fast-path core */
+	uint32_t uid;			/* owner: may attach (so may root) */
+	int64_t gid;			/* ... and this group; -1: none */
+};
+
+/* What a changed setting needs pushed to the fast path or the slow path's
+ * ticks; hg_tenant_cfg_set ORs these into *changed. */
+enum hg_tcfg_publish {
+	HG_TCFG_PUB_BUDGET = 1u << 0,	/* weight, cap: rates and caps */
+	HG_TCFG_PUB_EXTRA = 1u << 1,
+	HG_TCFG_PUB_STEER = 1u << 2,
+	HG_TCFG_PUB_CREDIT = 1u << 3,
+	HG_TCFG_PUB_SESSIONS = 1u << 4,
+	HG_TCFG_PUB_OWNER = 1u << 5,	/* read at attach, nothing to push */
+	HG_TCFG_PUB_PORTS = 1u << 6,
+};
+
+enum hg_tcfg_type {
+	HG_TCFG_DOUBLE, HG_TCFG_U32, HG_TCFG_U64, HG_TCFG_I64,
+	HG_TCFG_BOOL,			/* int: off|on */
+	HG_TCFG_ENUM,			/* int: index into choices */
+	HG_TCFG_RANGE,			/* two uint32: LO-HI, or none (0-0) */
+};
+
+struct hg_tenant_setting {
+	const char *name;
+	enum hg_tcfg_type type;
+	size_t off;			/* in struct hg_tenant_cfg */
+	double min, max;		/* numbers; each end of a range */
+	int min_open;			/* min itself is refused */
+	const char *def;		/* NULL: the daemon's setting of that name */
+	int live;			/* tenant set may change it */
+	unsigned publish;		/* enum hg_tcfg_publish */
+	const char *const *choices;	/* HG_TCFG_ENUM, NULL-terminated */
+	const char *help;
+};
+
+/* The table; *n its rows. */
+const struct hg_tenant_setting *hg_tenant_settings(size_t *n);
+const struct hg_tenant_setting *hg_tenant_setting_find(const char *key);
+
+/* Every setting at its default; daemon_cap is what `cap` defaults to. */
+void hg_tenant_cfg_defaults(struct hg_tenant_cfg *c, uint64_t daemon_cap);
+
+/* Sets key from text in c. adding: a new tenant (every setting may be
+ * given), else only live ones. ORs the setting's publish bits into
+ * *changed when the value differs. Returns 0 or -errno with a one-line
+ * reason in err. */
+int hg_tenant_cfg_set(struct hg_tenant_cfg *c, const char *key,
+		      const char *value, int adding, unsigned *changed,
+		      char *err, size_t errlen);
+
+/* The rules that span settings: D_drop >= D_t, RPC ports within the
+ * tenant's ports. Returns 0 or -EINVAL with the reason in err. */
+int hg_tenant_cfg_check(const struct hg_tenant_cfg *c, char *err, size_t errlen);
+
+/* One setting's value as text, as hg_tenant_cfg_set reads it back. */
+void hg_tenant_cfg_format(const struct hg_tenant_cfg *c,
+			  const struct hg_tenant_setting *s, char *out, size_t n);
+
+#endif /* HG_SLOWPATH_TENANT_CFG_H */

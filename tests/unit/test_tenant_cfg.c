@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The tenant settings table (slowpath/tenant_cfg.c): defaults, bounds,
+ * live or not, what a change publishes, the cross-field rules, and that
+ * every value reads back as itself. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "../../slowpath/tenant_cfg.h"
+
+static char err[256];
+static struct hg_tenant_cfg c;
+static unsigned changed;
+
+static void
+fresh(void)
+{
+	hg_tenant_cfg_defaults(&c, 15000);
+	changed = 0;
+}
+
+TestSuite(tenant_cfg, .init = fresh);
+
+static int
+set(const char *k, const char *v, int adding)
+{
+	return hg_tenant_cfg_set(&c, k, v, adding, &changed, err, sizeof(err));
+}
+
+Test(tenant_cfg, defaults_are_the_designs)
+{
+	cr_assert_eq(c.weight, 1.0);
+	cr_assert_eq(c.cap, 15000, "cap: the daemon's");
+	cr_assert_eq(c.port_hi, 0, "no ports");
+	cr_assert_eq(c.steer.jsq, 0);
+	cr_assert_eq(c.steer.quantum_factor, 2.0);
+	cr_assert_eq(c.steer.congested_factor, 10.0);
+	cr_assert_eq(c.steer.steal_threshold, 1);
+	cr_assert(c.steer.preempt && c.steer.wait_queue && c.steer.steal);
+	cr_assert_eq(c.steer.preempt_always, 0);
+	cr_assert_eq(c.credit.dt_us, 50);
+	cr_assert_eq(c.credit.ddrop_us, 100);
+	cr_assert_eq(c.credit.beta, 0.02);
+	cr_assert_eq(c.credit.update_us, 10);
+	cr_assert_eq(c.max_sessions, 2048);
+	cr_assert_eq(c.uid, 0, "root only until told otherwise");
+	cr_assert_eq(c.gid, -1);
+	cr_assert_eq(hg_tenant_cfg_check(&c, err, sizeof(err)), 0);
+}
+
+Test(tenant_cfg, every_value_reads_back_as_itself)
+{
+	const struct hg_tenant_setting *t;
+	struct hg_tenant_cfg before;
+	char v[96];
+	size_t n, i;
+
+	t = hg_tenant_settings(&n);
+	cr_assert_gt(n, 20);
+	cr_assert_eq(set("weight", "0.3", 0), 0);
+	cr_assert_eq(set("ports", "7000-7009", 1), 0);
+	cr_assert_eq(set("rpc-ports", "7005-7009", 0), 0);
+	before = c;
+	changed = 0;
+	for (i = 0; i < n; i++) {
+		hg_tenant_cfg_format(&c, &t[i], v, sizeof(v));
+		cr_assert_eq(set(t[i].name, v, 1), 0, "%s=%s: %s", t[i].name, v, err);
+		cr_assert(t[i].help != NULL && t[i].publish != 0, "%s", t[i].name);
+	}
+	cr_assert_eq(changed, 0);
+	cr_assert_eq(memcmp(&before, &c, sizeof(c)), 0);
+}
+
+Test(tenant_cfg, bounds_and_types_are_the_tables)
+{
+	cr_assert_eq(set("weight", "0", 0), -EINVAL);
+	cr_assert(strstr(err, "weight must be [0.01, 10000]") != NULL, "%s", err);
+	cr_assert_eq(set("beta", "0", 0), -EINVAL, "beta's lower end is open");
+	cr_assert(strstr(err, "(0, 1]") != NULL, "%s", err);
+	cr_assert_eq(set("beta", "1", 0), 0);
+	cr_assert_eq(set("max-sessions", "1.5", 0), -EINVAL);
+	cr_assert_eq(set("cap", "1e5", 0), -EINVAL, "integers are written out");
+	cr_assert_eq(set("cap", " 100000", 0), -EINVAL);
+	cr_assert_eq(set("cap", "100000", 0), 0);
+	cr_assert_eq(set("max-sessions", "16385", 0), -EINVAL);
+	cr_assert_eq(set("preempt", "yes", 0), -EINVAL);
+	cr_assert_eq(set("preempt", "off", 0), 0);
+	cr_assert_eq(c.steer.preempt, 0);
+	cr_assert_eq(set("steer", "jsq", 0), 0);
+	cr_assert_eq(c.steer.jsq, 1);
+	cr_assert_eq(set("steer", "random", 0), -EINVAL);
+	cr_assert(strstr(err, "flow|jsq") != NULL, "%s", err);
+	cr_assert_eq(set("gid", "-2", 0), -EINVAL);
+	cr_assert_eq(set("gid", "-1", 0), 0);
+	cr_assert_eq(set("weight", "nan", 0), -EINVAL);
+	cr_assert_eq(set("weight", "", 0), -EINVAL);
+}
+
+Test(tenant_cfg, ranges_are_lo_hi_or_none)
+{
+	cr_assert_eq(set("ports", "9-9", 1), 0);
+	cr_assert_eq(c.port_lo, 9);
+	cr_assert_eq(c.port_hi, 9);
+	cr_assert_eq(set("ports", "10-5", 1), -EINVAL);
+	cr_assert_eq(set("ports", "0-5", 1), -EINVAL);
+	cr_assert_eq(set("ports", "5-65536", 1), -EINVAL);
+	cr_assert_eq(set("ports", "5-", 1), -EINVAL);
+	cr_assert_eq(set("ports", "-5", 1), -EINVAL);
+	cr_assert_eq(set("ports", "5-6x", 1), -EINVAL);
+	cr_assert_eq(set("rpc-ports", "none", 0), 0);
+	cr_assert_eq(c.credit.rpc_hi, 0);
+}
+
+Test(tenant_cfg, only_live_settings_change_on_a_running_tenant)
+{
+	cr_assert_eq(set("ports", "100-200", 0), -EPERM);
+	cr_assert(strstr(err, "ports") != NULL);
+	cr_assert_eq(set("ports", "100-200", 1), 0);
+	cr_assert_eq(set("no-such-key", "1", 1), -ENOENT);
+	cr_assert(strstr(err, "no-such-key") != NULL);
+}
+
+Test(tenant_cfg, a_change_says_what_to_publish)
+{
+	cr_assert_eq(set("weight", "1", 0), 0);
+	cr_assert_eq(changed, 0, "the same value changes nothing");
+	cr_assert_eq(set("weight", "3", 0), 0);
+	cr_assert_eq(changed, HG_TCFG_PUB_BUDGET);
+	cr_assert_eq(set("dt-us", "60", 0), 0);
+	cr_assert_eq(set("steal", "off", 0), 0);
+	cr_assert_eq(changed, HG_TCFG_PUB_BUDGET | HG_TCFG_PUB_CREDIT |
+			      HG_TCFG_PUB_STEER);
+}
+
+Test(tenant_cfg, rules_across_settings)
+{
+	cr_assert_eq(set("dt-us", "200", 0), 0);
+	cr_assert_eq(hg_tenant_cfg_check(&c, err, sizeof(err)), -EINVAL,
+		     "D_drop 100 < D_t 200");
+	cr_assert(strstr(err, "ddrop-us") != NULL);
+	cr_assert_eq(set("ddrop-us", "200", 0), 0);
+	cr_assert_eq(hg_tenant_cfg_check(&c, err, sizeof(err)), 0);
+	cr_assert_eq(set("rpc-ports", "7000-7000", 0), 0);
+	cr_assert_eq(hg_tenant_cfg_check(&c, err, sizeof(err)), -EINVAL,
+		     "RPC ports but no ports");
+	cr_assert_eq(set("ports", "7001-7009", 1), 0);
+	cr_assert_eq(hg_tenant_cfg_check(&c, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(set("ports", "7000-7009", 1), 0);
+	cr_assert_eq(hg_tenant_cfg_check(&c, err, sizeof(err)), 0);
+}
