@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
-#include <rte_ethdev.h>
+#include <rte_ether.h>
 #include <rte_mbuf.h>
 
 #include "../proto/hg_rpc.h"

@@ -4,7 +4,7 @@
  * wire, build headers, copy payloads into mbufs, transmit, and recycle the
  * tenant's buffers, in deficit-round-robin order over tenant budgets.
  */
-#include <rte_ethdev.h>
+#include <rte_ether.h>
 #include <rte_mbuf.h>
 
 #include "dp.h"
@@ -109,11 +109,12 @@ batch_room(const struct hg_dp *dp, struct hg_fp_core *c, int t,
 {
 	const struct hg_fp_tenant *ft = &c->t[t];
 	int64_t q = (int64_t)__atomic_load_n(&dp->quantum[t], __ATOMIC_RELAXED);
+	int64_t left;
 
 	if (!protect || __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) < 2)
 		return room;
-	return hg_batch_size(hg_batch_allowance(slack ? 0 : hg_left(dp, c, (unsigned)t),
-						q, slack), ft->sched_avg, room);
+	left = slack ? 0 : hg_left(dp, c, (unsigned)t);
+	return hg_batch_size(hg_batch_allowance(left, q, slack), ft->sched_avg, room);
 }
 
 /* Serves one batch of tenant t and bills it; returns datagrams sent. */
