@@ -13,6 +13,7 @@
 #define OFF(f) offsetof(struct hg_tenant_cfg, f)
 
 static const char *const steer_modes[] = { "flow", "jsq", NULL };
+static const char *const on_off[] = { "off", "on", NULL };
 
 enum {
 	BUDGET = HG_TCFG_PUB_BUDGET, EXTRA = HG_TCFG_PUB_EXTRA,
@@ -149,6 +150,13 @@ parse_range(const struct hg_tenant_setting *s, const char *v, uint32_t *lo,
 	return 0;
 }
 
+/* The words a BOOL or ENUM setting takes, in index order. */
+static const char *const *
+choices_of(const struct hg_tenant_setting *s)
+{
+	return s->type == HG_TCFG_BOOL ? on_off : s->choices;
+}
+
 static int
 parse_choice(const char *const *choices, const char *v)
 {
@@ -168,13 +176,11 @@ bounds_text(const struct hg_tenant_setting *s, char *out, size_t n)
 
 	switch (s->type) {
 	case HG_TCFG_BOOL:
-		snprintf(out, n, "off|on");
-		return;
 	case HG_TCFG_ENUM:
 		out[0] = '\0';
-		for (i = 0; s->choices[i] != NULL && k < n; i++)
+		for (i = 0; choices_of(s)[i] != NULL && k < n; i++)
 			k += (size_t)snprintf(out + k, n - k, "%s%s", i ? "|" : "",
-					      s->choices[i]);
+					      choices_of(s)[i]);
 		return;
 	case HG_TCFG_RANGE:
 		snprintf(out, n, "LO-HI within %.0f-%.0f, or none", s->min, s->max);
@@ -194,12 +200,8 @@ parse_into(const struct hg_tenant_setting *s, const char *v, void *p)
 
 	switch (s->type) {
 	case HG_TCFG_BOOL:
-		if ((i = parse_choice((const char *const[]){ "off", "on", NULL }, v)) < 0)
-			return -1;
-		*(int *)p = i;
-		return 0;
 	case HG_TCFG_ENUM:
-		if ((i = parse_choice(s->choices, v)) < 0)
+		if ((i = parse_choice(choices_of(s), v)) < 0)
 			return -1;
 		*(int *)p = i;
 		return 0;
@@ -338,10 +340,8 @@ hg_tenant_cfg_format(const struct hg_tenant_cfg *c,
 		snprintf(out, n, "%" PRId64, *(const int64_t *)p);
 		break;
 	case HG_TCFG_BOOL:
-		snprintf(out, n, "%s", *(const int *)p ? "on" : "off");
-		break;
 	case HG_TCFG_ENUM:
-		snprintf(out, n, "%s", s->choices[*(const int *)p]);
+		snprintf(out, n, "%s", choices_of(s)[*(const int *)p]);
 		break;
 	case HG_TCFG_RANGE:
 		if (r[1] == 0)
