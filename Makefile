@@ -151,7 +151,7 @@ $(BIN)/udp-echo: $(OBJ)/tools/udp_echo.o
 # the pure-logic pieces, linked without EAL
 UNIT_LINK := $(OBJ)/fastpath/parse.o $(OBJ)/fastpath/bufpart.o $(OBJ)/fastpath/dp.o \
 	$(OBJ)/fastpath/drops.o \
-	$(OBJ)/slowpath/config.o $(OBJ)/slowpath/refill.o $(OBJ)/slowpath/credit_pool.o \
+	$(OBJ)/slowpath/config.o $(OBJ)/slowpath/config_file.o $(OBJ)/slowpath/refill.o $(OBJ)/slowpath/credit_pool.o \
 	$(OBJ)/slowpath/arena.o $(OBJ)/slowpath/region.o \
 	$(OBJ)/slowpath/preempt_timer.o $(OBJ)/slowpath/tenant_cfg.o $(PROTO_O)
 
@@ -183,7 +183,7 @@ integration: all $(HOSTILE)
 # The whole tree is built again with clang into build/fuzz; each target
 # runs on its seed corpus (tests/fuzz/seeds/NAME, kept small, in the tree)
 # and writes what it finds into build/fuzz/corpus/NAME, never the tree.
-FUZZ_NAMES   := parse desc rpc ctl_frame ctl_conn tenant_cfg
+FUZZ_NAMES   := parse desc rpc ctl_frame ctl_conn tenant_cfg conf_file
 FUZZ_FLAGS   := -fsanitize=fuzzer-no-link,address,undefined \
 		-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LINK    := $(FASTPATH_O) $(filter-out $(OBJ)/slowpath/main.o,$(SLOWPATH_O)) \

@@ -10,6 +10,7 @@
 
 #include "../fastpath/dp.h"
 #include "config.h"
+#include "config_file.h"
 
 struct hg_config hg_cfg;
 static hg_config_hook live_hook;
@@ -32,6 +33,8 @@ struct setting {
 static const char *const on_off[] = { "off", "on", NULL };
 static const char *const idle_modes[] = { "poll", "yield", "sleep", NULL };
 static const char *const admit_drop[] = { "admit", "drop", NULL };
+
+#define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
 
 #define FIELD(f) &hg_cfg.f, sizeof(hg_cfg.f)
 
@@ -78,6 +81,10 @@ static const struct setting settings[] = {
 	  "an out-of-budget tenant's received datagrams: admit|drop" },
 };
 
+/* Settings given as flags: they win over the file, at startup and at
+ * every reload. */
+static uint8_t from_flag[N_SETTINGS];
+
 void
 hg_config_set_hook(hg_config_hook hook)
 {
@@ -89,7 +96,7 @@ find(const char *key)
 {
 	size_t i;
 
-	for (i = 0; i < RTE_DIM(settings); i++)
+	for (i = 0; i < N_SETTINGS; i++)
 		if (strcmp(settings[i].name, key) == 0)
 			return &settings[i];
 	return NULL;
@@ -209,24 +216,35 @@ hg_config_set(const char *key, const char *value, int runtime, char *err,
 	return rc;
 }
 
+/* s's value in c (hg_cfg or a copy of it) as text. */
 static void
-format(const struct setting *s, char *out, size_t n)
+format_in(const struct hg_config *c, const struct setting *s, char *out,
+	  size_t n)
 {
+	const void *p = (const char *)c + ((const char *)s->ptr -
+					   (const char *)&hg_cfg);
+
 	switch (s->type) {
 	case T_UINT:
-		snprintf(out, n, "%" PRIu64, *(uint64_t *)s->ptr);
+		snprintf(out, n, "%" PRIu64, *(const uint64_t *)p);
 		break;
 	case T_DOUBLE:
-		snprintf(out, n, "%g", *(double *)s->ptr);
+		snprintf(out, n, "%g", *(const double *)p);
 		break;
 	case T_ENUM:
-		snprintf(out, n, "%s", s->choices[*(uint64_t *)s->ptr]);
+		snprintf(out, n, "%s", s->choices[*(const uint64_t *)p]);
 		break;
 	case T_STR:
 	case T_CIDR:
-		snprintf(out, n, "%s", (char *)s->ptr);
+		snprintf(out, n, "%s", (const char *)p);
 		break;
 	}
+}
+
+static void
+format(const struct setting *s, char *out, size_t n)
+{
+	format_in(&hg_cfg, s, out, n);
 }
 
 int
@@ -246,7 +264,7 @@ hg_config_foreach(hg_config_visit fn, void *arg)
 	char v[256];
 	size_t i;
 
-	for (i = 0; i < RTE_DIM(settings); i++) {
+	for (i = 0; i < N_SETTINGS; i++) {
 		format(&settings[i], v, sizeof(v));
 		fn(arg, settings[i].name, v, settings[i].live, settings[i].help);
 	}
@@ -259,61 +277,115 @@ hg_config_defaults(void)
 	size_t i;
 
 	memset(&hg_cfg, 0, sizeof(hg_cfg));
-	for (i = 0; i < RTE_DIM(settings); i++)
+	for (i = 0; i < N_SETTINGS; i++)
 		if (settings[i].def[0] != '\0')
 			parse_value(&settings[i], settings[i].def, err, sizeof(err));
 }
 
-static char *
-trim(char *s)
+/* The last line of f that sets s, or 0. */
+static int
+line_of(const struct hg_conf_file *f, const struct setting *s)
 {
-	char *e;
+	size_t i;
+	int line = 0;
 
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
+	for (i = 0; i < f->n_set; i++)
+		if (strcmp(f->set[i].key, s->name) == 0)
+			line = f->set[i].line;
+	return line;
 }
 
-/* Applies a settings file; a key also given as a flag keeps the flag's value
- * (the flags are applied again afterwards). */
+/* A running daemon cannot take a new startup-only value from the file. */
+static int
+check_startup_only(const struct hg_conf_file *f, const struct hg_config *old,
+		   const char *path, char *err, size_t errlen)
+{
+	char a[256], b[256];
+	size_t i;
+
+	for (i = 0; i < N_SETTINGS; i++) {
+		if (settings[i].live)
+			continue;
+		format_in(old, &settings[i], a, sizeof(a));
+		format(&settings[i], b, sizeof(b));
+		if (strcmp(a, b) != 0) {
+			snprintf(err, errlen, "%s:%d: %s can only be set at startup "
+				 "(running with %.40s); restart to change it", path,
+				 line_of(f, &settings[i]), settings[i].name, a);
+			return -EPERM;
+		}
+	}
+	return 0;
+}
+
+int
+hg_config_apply_file(const struct hg_conf_file *f, const char *path,
+		     int running, char *err, size_t errlen)
+{
+	struct hg_config old = hg_cfg;
+	const struct setting *s;
+	char e[256];
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < f->n_set; i++) {
+		s = find(f->set[i].key);
+		if (s != NULL && from_flag[s - settings])
+			continue;
+		if (strcmp(f->set[i].key, "config") == 0) {
+			snprintf(e, sizeof(e), "config cannot nest");
+			rc = -EINVAL;
+		} else {
+			rc = hg_config_set(f->set[i].key, f->set[i].value, 0, e,
+					   sizeof(e));
+		}
+		if (rc < 0)
+			snprintf(err, errlen, "%s:%d: %s", path, f->set[i].line, e);
+	}
+	if (rc == 0 && running)
+		rc = check_startup_only(f, &old, path, err, errlen);
+	if (rc < 0)
+		hg_cfg = old;
+	return rc;
+}
+
+void
+hg_config_changes(const struct hg_config *old, hg_config_change fn, void *arg)
+{
+	char a[256], b[256];
+	size_t i;
+
+	for (i = 0; i < N_SETTINGS; i++) {
+		format_in(old, &settings[i], a, sizeof(a));
+		format(&settings[i], b, sizeof(b));
+		if (strcmp(a, b) != 0)
+			fn(arg, settings[i].name, a, b);
+	}
+}
+
+void
+hg_config_changed(void)
+{
+	if (live_hook != NULL)
+		live_hook();
+}
+
+/* Applies the settings file at startup; a key also given as a flag keeps
+ * the flag's value. Tenant lines are checked and added once the daemon
+ * runs (config_reload.c). */
 static int
 load_file(const char *path)
 {
-	char line[512], err[256];
-	FILE *f = fopen(path, "r");
-	int lineno = 0, rc = 0;
+	struct hg_conf_file f;
+	char err[320];
+	int rc;
 
-	if (f == NULL) {
-		fprintf(stderr, "hourglassd: cannot open config %s: %s\n", path,
-			strerror(errno));
-		return -1;
-	}
-	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
-		char *key, *val, *hash = strchr(line, '#');
-
-		lineno++;
-		if (hash)
-			*hash = '\0';
-		key = trim(line);
-		if (*key == '\0')
-			continue;
-		val = key + strcspn(key, " \t=");
-		if (*val != '\0')
-			*val++ = '\0';
-		val = trim(val + (*val == '=' ? 1 : 0));
-		if (*val == '=')
-			val = trim(val + 1);
-		if (strcmp(key, "config") == 0 ||
-		    hg_config_set(key, val, 0, err, sizeof(err)) < 0) {
-			fprintf(stderr, "hourglassd: %s:%d: %s\n", path, lineno,
-				strcmp(key, "config") ? err : "config cannot nest");
-			rc = -1;
-		}
-	}
-	fclose(f);
+	rc = hg_conf_read(path, &f, err, sizeof(err));
+	if (rc == 0)
+		rc = hg_config_apply_file(&f, path, 0, err, sizeof(err));
+	if (rc < 0)
+		fprintf(stderr, "hourglassd: %s\n", err);
+	hg_conf_file_free(&f);
 	return rc;
 }
 
@@ -324,7 +396,7 @@ usage(void)
 
 	fprintf(stderr, "usage: hourglassd [EAL args] -- --ip ADDR/PREFIX "
 		"[options]\n\noptions:\n");
-	for (i = 0; i < RTE_DIM(settings); i++)
+	for (i = 0; i < N_SETTINGS; i++)
 		fprintf(stderr, "  --%-12s %s (default: %s)%s\n",
 			settings[i].name, settings[i].help,
 			settings[i].def[0] ? settings[i].def : "none",
@@ -335,12 +407,12 @@ usage(void)
 static int
 apply_flags(int argc, char **argv)
 {
-	struct option opts[RTE_DIM(settings) + 2];
+	struct option opts[N_SETTINGS + 2];
 	char err[256];
 	size_t i;
 	int c, idx;
 
-	for (i = 0; i < RTE_DIM(settings); i++)
+	for (i = 0; i < N_SETTINGS; i++)
 		opts[i] = (struct option){ settings[i].name, required_argument,
 					   NULL, 0 };
 	opts[i++] = (struct option){ "help", no_argument, NULL, 'h' };
@@ -361,6 +433,7 @@ apply_flags(int argc, char **argv)
 			fprintf(stderr, "hourglassd: %s\n", err);
 			return -1;
 		}
+		from_flag[idx] = 1;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "hourglassd: unexpected argument '%s'\n",
@@ -376,6 +449,7 @@ hg_config_parse_args(int argc, char **argv)
 	int rc;
 
 	hg_config_defaults();
+	memset(from_flag, 0, sizeof(from_flag));
 	rc = apply_flags(argc, argv);
 	if (rc != 0)
 		return rc;
@@ -383,7 +457,7 @@ hg_config_parse_args(int argc, char **argv)
 		char path[sizeof(hg_cfg.config)];
 
 		strcpy(path, hg_cfg.config);
-		if (load_file(path) < 0 || apply_flags(argc, argv) != 0)
+		if (load_file(path) < 0)
 			return -1;
 	}
 	if (hg_cfg.ip[0] == '\0') {

@@ -48,6 +48,25 @@ typedef void (*hg_config_visit)(void *arg, const char *key, const char *value,
 				int live, const char *help);
 void hg_config_foreach(hg_config_visit fn, void *arg);
 
+struct hg_conf_file;
+
+/* Applies a config file's daemon settings (config_file.h) to hg_cfg,
+ * except those given as flags (flags win). running: a startup-only
+ * setting may not change. On failure hg_cfg is as it was and err says
+ * "PATH:LINE: reason". The live hook is not called: see
+ * hg_config_changed. */
+int hg_config_apply_file(const struct hg_conf_file *f, const char *path,
+			 int running, char *err, size_t errlen);
+
+/* Walks the settings whose value differs between old and hg_cfg. */
+typedef void (*hg_config_change)(void *arg, const char *key,
+				 const char *before, const char *after);
+void hg_config_changes(const struct hg_config *old, hg_config_change fn,
+		       void *arg);
+
+/* Runs the live hook: settings changed other than by hg_config_set. */
+void hg_config_changed(void);
+
 /* Application arguments (after EAL's "--"), then the --config file if one
  * was named; flags win over the file. Returns 0, 1 for --help, -1 on error
  * (already reported on stderr). */

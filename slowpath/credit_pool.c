@@ -98,7 +98,7 @@ hg_credit_quiet(const struct hg_registry *reg, int slot)
 	if (oldest_waiting(&reg->dp->tenant[slot], reg->dp->n_cores,
 			   UINT64_MAX) != 0)
 		return 0;
-	if (t->credit.rpc_hi == 0)
+	if (t->cfg.credit.rpc_hi == 0)
 		return 1;
 	return hg_credit_sessions(reg, slot, &drained, &issued) == 0 &&
 	       t->pool >= HG_CREDIT_MAX_SESSION;
@@ -116,8 +116,8 @@ hg_credit_publish(struct hg_registry *reg, int slot)
 	struct hg_credit_pub *pub = &reg->dp->credit[slot];
 	uint64_t us = reg->tsc_us;
 
-	__atomic_store_n(&pub->dt_tsc, t->credit.dt_us * us, __ATOMIC_RELAXED);
-	__atomic_store_n(&pub->ddrop_tsc, t->credit.ddrop_us * us, __ATOMIC_RELAXED);
+	__atomic_store_n(&pub->dt_tsc, t->cfg.credit.dt_us * us, __ATOMIC_RELAXED);
+	__atomic_store_n(&pub->ddrop_tsc, t->cfg.credit.ddrop_us * us, __ATOMIC_RELAXED);
 	__atomic_store_n(&pub->dm_tsc, t->dm_tsc, __ATOMIC_RELAXED);
 	__atomic_store_n(&pub->pool, (uint64_t)t->pool, __ATOMIC_RELAXED);
 }
@@ -148,7 +148,7 @@ hg_credit_tick(struct hg_registry *reg, uint64_t now)
 		int64_t issued;
 		double alpha;
 
-		if (!t->used || t->releasing || t->credit.rpc_hi == 0)
+		if (!t->used || t->releasing || t->cfg.credit.rpc_hi == 0)
 			continue;
 		n++;
 		/* D_m is measured on every pass, not only per update: the
@@ -160,12 +160,12 @@ hg_credit_tick(struct hg_registry *reg, uint64_t now)
 					 __ATOMIC_RELAXED);
 			continue;
 		}
-		t->next_update = now + t->credit.update_us * us;
+		t->next_update = now + t->cfg.credit.update_us * us;
 		sessions = hg_credit_sessions(reg, i, &drained, &issued);
-		alpha = t->credit.alpha > 0 ? t->credit.alpha
+		alpha = t->cfg.credit.alpha > 0 ? t->cfg.credit.alpha
 					    : (sessions / 1000.0 > 1 ? sessions / 1000.0 : 1);
-		t->pool = hg_credit_aimd(t->pool, t->dm_tsc, t->credit.dt_us * us,
-					 alpha, t->credit.beta,
+		t->pool = hg_credit_aimd(t->pool, t->dm_tsc, t->cfg.credit.dt_us * us,
+					 alpha, t->cfg.credit.beta,
 					 (double)(sessions > 1 ? sessions : 1) *
 						 HG_CREDIT_MAX_SESSION);
 		hg_credit_publish(reg, i);

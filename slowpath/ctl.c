@@ -27,6 +27,7 @@
 
 #include "arena.h"
 #include "config.h"
+#include "config_reload.h"
 #include "ctl.h"
 #include "ctl_frame.h"
 #include "log.h"
@@ -90,112 +91,89 @@ struct command {
 
 #define ERR(c, ...) snprintf((c)->err, sizeof((c)->err), __VA_ARGS__)
 
-static void
-opts_from(struct hg_tenant_opts *o, int hw, double w, int hc, uint64_t cap,
-	  int hx, uint64_t extra)
+/* The request's KEY=VALUE pairs as the table's input, in the arena. */
+static struct hg_kv *
+pairs(struct call *c, Hg__KeyValue **m, size_t n)
 {
-	o->has_weight = hw;
-	o->weight = w;
-	o->has_cap = hc;
-	o->cap = cap;
-	o->has_extra = hx;
-	o->extra_cycles = extra;
-}
+	struct hg_kv *kv = hg_arena_alloc(c->arena, (n ? n : 1) * sizeof(*kv));
+	size_t i;
 
-static void
-owner_from(struct hg_tenant_opts *o, int hu, uint32_t uid, int hg, int64_t gid,
-	   int hm, uint32_t max_sessions)
-{
-	o->has_uid = hu;
-	o->uid = uid;
-	o->has_gid = hg;
-	o->gid = gid;
-	o->has_msess = hm;
-	o->max_sessions = max_sessions;
+	for (i = 0; kv != NULL && i < n; i++)
+		kv[i] = (struct hg_kv){ m[i]->key, m[i]->value };
+	return kv;
 }
 
 static int
 cmd_tenant_add(struct call *c)
 {
 	const Hg__TenantAdd *m = c->req->tenant_add;
-	struct hg_tenant_opts o = { 0 };
+	struct hg_kv *kv = pairs(c, m->settings, m->n_settings);
 
-	opts_from(&o, m->has_weight, m->weight, m->has_cap, m->cap,
-		  m->has_extra_cycles, m->extra_cycles);
-	if (m->has_port_lo != m->has_port_hi) {
-		ERR(c, "ports need both ends: LO-HI");
-		return -EINVAL;
-	}
-	o.has_ports = m->has_port_lo;
-	o.port_lo = m->port_lo;
-	o.port_hi = m->port_hi;
-	o.has_rpc = m->has_rpc_lo && m->has_rpc_hi;
-	o.credit.rpc_lo = m->rpc_lo;
-	o.credit.rpc_hi = m->rpc_hi;
-	owner_from(&o, m->has_uid, m->uid, m->has_gid, m->gid, m->has_max_sessions,
-		   m->max_sessions);
-	return hg_tenant_add(c->conn->ctl->reg, m->name, &o, c->err);
-}
-
-static int
-steering_from(struct call *c, const Hg__TenantSet *m, struct hg_tenant_opts *o)
-{
-	if (m->steer != NULL) {
-		if (strcmp(m->steer, "flow") != 0 && strcmp(m->steer, "jsq") != 0) {
-			ERR(c, "steer must be flow or jsq, not '%s'", m->steer);
-			return -EINVAL;
-		}
-		o->has_jsq = 1;
-		o->steer.jsq = strcmp(m->steer, "jsq") == 0;
-	}
-	o->has_qf = m->has_quantum_factor;
-	o->steer.quantum_factor = m->quantum_factor;
-	o->has_cf = m->has_congested_factor;
-	o->steer.congested_factor = m->congested_factor;
-	o->has_wqd = m->has_thresh_wqd_us;
-	o->steer.thresh_wqd_us = m->thresh_wqd_us;
-	o->has_sth = m->has_steal_threshold;
-	o->steer.steal_threshold = m->steal_threshold;
-	o->has_preempt = m->has_preempt;
-	o->steer.preempt = m->preempt;
-	o->has_wq = m->has_wait_queue;
-	o->steer.wait_queue = m->wait_queue;
-	o->has_steal = m->has_steal;
-	o->steer.steal = m->steal;
-	o->has_qus = m->has_quantum_us;
-	o->steer.quantum_us = m->quantum_us;
-	o->has_always = m->has_preempt_always;
-	o->steer.preempt_always = m->preempt_always;
-	o->has_rpc = m->has_rpc_lo && m->has_rpc_hi;
-	o->credit.rpc_lo = m->rpc_lo;
-	o->credit.rpc_hi = m->rpc_hi;
-	o->has_dt = m->has_dt_us;
-	o->credit.dt_us = m->dt_us;
-	o->has_ddrop = m->has_ddrop_us;
-	o->credit.ddrop_us = m->ddrop_us;
-	o->has_alpha = m->has_alpha;
-	o->credit.alpha = m->alpha;
-	o->has_beta = m->has_beta;
-	o->credit.beta = m->beta;
-	o->has_update = m->has_update_us;
-	o->credit.update_us = m->update_us;
-	return 0;
+	if (kv == NULL)
+		return -ENOMEM;
+	return hg_tenant_add_kv(c->conn->ctl->reg, m->name, kv, m->n_settings,
+				c->err);
 }
 
 static int
 cmd_tenant_set(struct call *c)
 {
 	const Hg__TenantSet *m = c->req->tenant_set;
-	struct hg_tenant_opts o = { 0 };
+	struct hg_kv *kv = pairs(c, m->settings, m->n_settings);
+
+	if (kv == NULL)
+		return -ENOMEM;
+	return hg_tenant_set_kv(c->conn->ctl->reg, m->name, kv, m->n_settings,
+				c->err);
+}
+
+static int
+cmd_tenant_get(struct call *c)
+{
+	const Hg__TenantGet *m = c->req->tenant_get;
+	int slot = -1;
+
+	if (m->name != NULL && m->name[0] != '\0' &&
+	    (slot = hg_tenant_find(c->conn->ctl->reg, m->name)) < 0) {
+		ERR(c, "unknown tenant '%s'", m->name);
+		return -ENOENT;
+	}
+	if (m->key != NULL && hg_tenant_setting_find(m->key) == NULL) {
+		ERR(c, "no tenant setting '%.40s' (hgctl tenant set NAME --help "
+		    "lists them)", m->key);
+		return -ENOENT;
+	}
+	c->rsp->tenant_settings = hg_tenant_settings_collect(c->conn->ctl->reg,
+							     slot, m->key, c->arena);
+	c->rsp->body_case = HG__RESPONSE__BODY_TENANT_SETTINGS;
+	return c->rsp->tenant_settings ? 0 : -ENOMEM;
+}
+
+static int
+cmd_config_reload(struct call *c)
+{
+	Hg__ReloadReport *r = hg_arena_alloc(c->arena, sizeof(*r));
+	struct hg_reload_report rep = { 0 };
+	size_t i;
 	int rc;
 
-	opts_from(&o, m->has_weight, m->weight, m->has_cap, m->cap,
-		  m->has_extra_cycles, m->extra_cycles);
-	if ((rc = steering_from(c, m, &o)) < 0)
+	if (r == NULL)
+		return -ENOMEM;
+	hg__reload_report__init(r);
+	rc = hg_config_reload(c->conn->ctl->reg, &rep, c->err, sizeof(c->err));
+	if (rc == 0 && rep.n > 0) {
+		r->changes = hg_arena_alloc(c->arena, rep.n * sizeof(char *));
+		for (i = 0; r->changes != NULL && i < rep.n; i++)
+			if ((r->changes[r->n_changes] =
+				     hg_arena_strdup(c->arena, rep.line[i])) != NULL)
+				r->n_changes++;
+	}
+	hg_reload_report_free(&rep);
+	if (rc < 0)
 		return rc;
-	owner_from(&o, m->has_uid, m->uid, m->has_gid, m->gid, m->has_max_sessions,
-		   m->max_sessions);
-	return hg_tenant_set(c->conn->ctl->reg, m->name, &o, c->err);
+	c->rsp->reload = r;
+	c->rsp->body_case = HG__RESPONSE__BODY_RELOAD;
+	return 0;
 }
 
 static int
@@ -364,9 +342,12 @@ static const struct command commands[] = {
 	{ HG__REQUEST__BODY_TENANT_SET, "tenant set", ANY, 0, cmd_tenant_set },
 	{ HG__REQUEST__BODY_TENANT_DEL, "tenant del", ANY, 0, cmd_tenant_del },
 	{ HG__REQUEST__BODY_TENANT_LIST, "tenant list", ANY, 0, cmd_tenant_list },
+	{ HG__REQUEST__BODY_TENANT_GET, "tenant get", ANY, 0, cmd_tenant_get },
 	{ HG__REQUEST__BODY_STATS, "stats", ANY, 0, cmd_stats },
 	{ HG__REQUEST__BODY_CONFIG_GET, "config get", ANY, 0, cmd_config_get },
 	{ HG__REQUEST__BODY_CONFIG_SET, "config set", ANY, 0, cmd_config_set },
+	{ HG__REQUEST__BODY_CONFIG_RELOAD, "config reload", ANY, 0,
+	  cmd_config_reload },
 	{ HG__REQUEST__BODY_ATTACH, "attach", NOT_ATTACHED, 1, cmd_attach },
 	{ HG__REQUEST__BODY_CTX_OPEN, "ctx open", ATTACHED, 1, cmd_ctx_open },
 	{ HG__REQUEST__BODY_BIND, "bind", ATTACHED, 1, cmd_bind },

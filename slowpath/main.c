@@ -23,6 +23,7 @@
 #include <rte_pause.h>
 
 #include "config.h"
+#include "config_reload.h"
 #include "credit_pool.h"
 #include "ctl.h"
 #include "log.h"
@@ -37,13 +38,28 @@
 #define HG_IDLE_AFTER_MS  10	/* no fast-path consumption this long: nap */
 
 static struct hg_dp *dp;
-static volatile sig_atomic_t quit_signal;
+static volatile sig_atomic_t quit_signal, reload_signal;
 
 static void
 on_signal(int sig)
 {
-	(void)sig;
-	quit_signal = 1;
+	if (sig == SIGHUP)
+		reload_signal = 1;
+	else
+		quit_signal = 1;
+}
+
+/* SIGHUP: re-read the config file, as `hgctl config reload` does. */
+static void
+reload(struct hg_registry *reg)
+{
+	struct hg_reload_report rep = { 0 };
+	char err[320];
+
+	if (hg_config_reload(reg, &rep, err, sizeof(err)) == 0)
+		HG_LOG(NOTICE, "config reloaded: %zu change%s", rep.n,
+		       rep.n == 1 ? "" : "s");
+	hg_reload_report_free(&rep);
 }
 
 static void
@@ -162,6 +178,10 @@ on_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	hg_registry_poll(s->reg);
+	if (reload_signal) {
+		reload_signal = 0;
+		reload(s->reg);
+	}
 	if (quit_signal)
 		event_base_loopbreak(s->base);
 }
@@ -259,6 +279,22 @@ run_slow_path(struct hg_registry *reg, struct event_base *base)
 	event_free(tick);
 }
 
+/* The config file's tenants, before the cores start; a file that cannot
+ * be applied stops the daemon with the line that is wrong. */
+static int
+start_tenants(struct hg_registry *reg)
+{
+	struct hg_reload_report rep = { 0 };
+	char err[320];
+	int rc = 0;
+
+	if (hg_cfg.config[0] != '\0' &&
+	    (rc = hg_config_reload(reg, &rep, err, sizeof(err))) < 0)
+		fprintf(stderr, "hourglassd: %s\n", err);
+	hg_reload_report_free(&rep);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -284,6 +320,7 @@ main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
 	if (setup_dp() < 0 || setup_cores(&pool) < 0 ||
@@ -291,11 +328,14 @@ main(int argc, char **argv)
 		goto out_eal;
 	hg_config_set_hook(push_live_settings);
 	hg_registry_init(&reg, dp);
+	/* before the sockets: a daemon whose file is wrong never answers */
+	if (start_tenants(&reg) < 0)
+		goto out_reg;
 	base = event_base_new();
 	if (base == NULL ||
 	    (ctl = hg_ctl_open(base, &reg, hg_cfg.ctl,
 			       hg_cfg.app_ctl[0] ? hg_cfg.app_ctl : NULL)) == NULL)
-		goto out_port;
+		goto out_reg;
 	hg_telemetry_register(&reg);
 	for (i = 0; i < dp->n_cores; i++)
 		rte_eal_remote_launch(hg_fp_loop, &dp->core[i], dp->core[i].lcore);
@@ -309,10 +349,10 @@ main(int argc, char **argv)
 	HG_LOG(INFO, "shutting down");
 	dp->quit = 1;
 	rte_eal_mp_wait_lcore();
+	rc = EXIT_SUCCESS;
+out_reg:
 	hg_ctl_close(ctl);
 	hg_registry_fini(&reg);
-	rc = EXIT_SUCCESS;
-out_port:
 	if (base != NULL)
 		event_base_free(base);
 	hg_port_fini(dp);

@@ -52,7 +52,7 @@ preempt_tenant(struct hg_registry *reg, int slot, uint64_t now)
 		running += in_long != 0;
 		if (__atomic_load_n(&c->preempt, __ATOMIC_RELAXED) ||
 		    !hg_preempt_due(in_long, c->long_start_ns, c->quantum_ns, now,
-				    t->steer.preempt_always ||
+				    t->cfg.steer.preempt == HG_PREEMPT_ALWAYS ||
 				    queued(tn, ctx, reg->dp->n_cores)))
 			continue;
 		__atomic_store_n(&c->preempt, 1, __ATOMIC_RELEASE);
@@ -69,9 +69,9 @@ watch_wait_queues(struct hg_registry *reg, struct hg_timer *tm, int slot,
 	struct hg_tenant_sp *t = &reg->t[slot];
 	struct hg_tenant *tn = &reg->dp->tenant[slot];
 	struct hg_app_shm *apps = tn->app_shm;
-	uint64_t thresh = (uint64_t)t->steer.thresh_wqd_us * 1000u;
-	uint32_t a, normal = (uint32_t)(t->steer.quantum_factor * 100 + 0.5),
-		 congested = (uint32_t)(t->steer.congested_factor * 100 + 0.5);
+	uint64_t thresh = (uint64_t)t->cfg.steer.thresh_wqd_us * 1000u;
+	uint32_t a, normal = (uint32_t)(t->cfg.steer.quantum_factor * 100 + 0.5),
+		 congested = (uint32_t)(t->cfg.steer.congested_factor * 100 + 0.5);
 
 	for (a = 0; a < HG_MAX_APPS; a++) {
 		const struct rte_ring *wq = tn->wq[a];
@@ -102,10 +102,11 @@ hg_timer_tick(struct hg_registry *reg, struct hg_timer *tm, uint64_t now_ns)
 
 		if (!t->used || t->releasing)
 			continue;
-		if (t->steer.preempt && preempt_tenant(reg, i, now_ns) > 0)
+		if (t->cfg.steer.preempt != HG_PREEMPT_OFF &&
+		    preempt_tenant(reg, i, now_ns) > 0)
 			tm->last_long_ns = now_ns;
 		watch_wait_queues(reg, tm, i, now_ns);
-		watching |= t->steer.thresh_wqd_us > 0;
+		watching |= t->cfg.steer.thresh_wqd_us > 0;
 	}
 	return watching || now_ns - tm->last_long_ns < HG_TIMER_HOLD_NS;
 }

@@ -30,7 +30,7 @@ hg_refill_cap(const struct hg_tenant_sp *t)
 	uint64_t want = hg_cfg.cap_batches * HG_BATCH * t->cost;
 
 	want = want < HG_CAP_AUTO_MAX ? want : HG_CAP_AUTO_MAX;
-	return want > t->cap ? want : t->cap;
+	return want > t->cfg.cap ? want : t->cfg.cap;
 }
 
 void
@@ -43,8 +43,8 @@ hg_refill_publish_cap(struct hg_registry *reg, int slot)
 	if (__atomic_load_n(pub, __ATOMIC_RELAXED) != cap)
 		__atomic_store_n(pub, cap, __ATOMIC_RELAXED);
 	pub = &reg->dp->quantum[slot];
-	if (__atomic_load_n(pub, __ATOMIC_RELAXED) != reg->t[slot].cap)
-		__atomic_store_n(pub, reg->t[slot].cap, __ATOMIC_RELAXED);
+	if (__atomic_load_n(pub, __ATOMIC_RELAXED) != reg->t[slot].cfg.cap)
+		__atomic_store_n(pub, reg->t[slot].cfg.cap, __ATOMIC_RELAXED);
 }
 
 /* The cycles one datagram of tenant i cost since the last sample: the sum
@@ -96,7 +96,7 @@ publish_rate(struct hg_registry *reg, unsigned i, double wsum, uint64_t now)
 {
 	const struct hg_tenant_sp *t = &reg->t[i];
 	struct hg_dp *dp = reg->dp;
-	uint64_t rate = hg_budget_rate(hg_cfg.boost, t->weight, wsum), cap;
+	uint64_t rate = hg_budget_rate(hg_cfg.boost, t->cfg.weight, wsum), cap;
 	int full = 1;
 	unsigned c;
 
@@ -122,7 +122,7 @@ awake_weight(const struct hg_registry *reg)
 
 	HG_TSET_FOREACH(i, &reg->awake)
 		if (reg->t[i].used && !reg->t[i].releasing)
-			sum += reg->t[i].weight;
+			sum += reg->t[i].cfg.weight;
 	return sum;
 }
 
@@ -183,7 +183,7 @@ hg_refill_start(struct hg_registry *reg, int slot)
 	const struct hg_tenant_sp *t = &reg->t[slot];
 
 	__atomic_store_n(&reg->dp->rate[slot],
-			 hg_budget_rate(hg_cfg.boost, t->weight,
-					awake_weight(reg) + t->weight),
+			 hg_budget_rate(hg_cfg.boost, t->cfg.weight,
+					awake_weight(reg) + t->cfg.weight),
 			 __ATOMIC_RELAXED);
 }

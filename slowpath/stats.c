@@ -64,13 +64,6 @@ credits_info(struct hg_arena *a, const struct hg_registry *reg, unsigned slot)
 
 	if (c == NULL)
 		return NULL;
-	c->rpc_lo = t->credit.rpc_lo;
-	c->rpc_hi = t->credit.rpc_hi;
-	c->dt_us = t->credit.dt_us;
-	c->ddrop_us = t->credit.ddrop_us;
-	c->alpha = t->credit.alpha;
-	c->beta = t->credit.beta;
-	c->update_us = t->credit.update_us;
 	c->pool = (uint64_t)t->pool;
 	c->sessions = hg_credit_sessions(reg, (int)slot, &c->drained, &c->issued);
 	for (cc = 0; cc < reg->dp->n_cores; cc++)
@@ -79,8 +72,82 @@ credits_info(struct hg_arena *a, const struct hg_registry *reg, unsigned slot)
 	return c;
 }
 
+/* One row of the settings table with c's value; schema: the row's bounds,
+ * default, live and help too. */
+static Hg__TenantSetting *
+setting_msg(struct hg_arena *a, const struct hg_tenant_setting *s,
+	    const struct hg_tenant_cfg *c, const struct hg_tenant_cfg *def,
+	    int schema)
+{
+	Hg__TenantSetting *m = NEW(a, Hg__TenantSetting, tenant_setting);
+	char v[96];
+
+	if (m == NULL)
+		return NULL;
+	hg_tenant_cfg_format(c, s, v, sizeof(v));
+	m->key = (char *)s->name;
+	m->value = hg_arena_strdup(a, v);
+	m->number = hg_tenant_setting_numeric(s, v);
+	m->is_default = hg_tenant_cfg_same(c, def, s);
+	if (schema) {
+		hg_tenant_setting_bounds(s, v, sizeof(v));
+		m->bounds = hg_arena_strdup(a, v);
+		hg_tenant_cfg_format(def, s, v, sizeof(v));
+		m->def = hg_arena_strdup(a, v);
+		m->has_live = 1;
+		m->live = s->live;
+		m->help = (char *)s->help;
+		if (m->bounds == NULL || m->def == NULL)
+			return NULL;
+	}
+	return m->value != NULL ? m : NULL;
+}
+
+/* Every row of the table (or only key's) for settings c; *n the count.
+ * Stats, tenant list, tenant get and telemetry all show these. */
+static Hg__TenantSetting **
+settings_msgs(struct hg_arena *a, const struct hg_tenant_cfg *c,
+	      const struct hg_tenant_cfg *def, const char *key, int schema,
+	      size_t *n)
+{
+	const struct hg_tenant_setting *t;
+	Hg__TenantSetting **m;
+	size_t rows, i;
+
+	t = hg_tenant_settings(&rows);
+	*n = 0;
+	if ((m = hg_arena_alloc(a, rows * sizeof(*m))) == NULL)
+		return NULL;
+	for (i = 0; i < rows; i++) {
+		if (key != NULL && strcmp(key, t[i].name) != 0)
+			continue;
+		if ((m[*n] = setting_msg(a, &t[i], c, def, schema)) == NULL)
+			return NULL;
+		(*n)++;
+	}
+	return m;
+}
+
+Hg__TenantSettings *
+hg_tenant_settings_collect(struct hg_registry *reg, int slot, const char *key,
+			   struct hg_arena *a)
+{
+	Hg__TenantSettings *ts = NEW(a, Hg__TenantSettings, tenant_settings);
+	struct hg_tenant_cfg def;
+
+	if (ts == NULL)
+		return NULL;
+	hg_tenant_cfg_defaults(&def, hg_cfg.cap);
+	if (slot >= 0)
+		ts->name = reg->t[slot].name;
+	ts->settings = settings_msgs(a, slot >= 0 ? &reg->t[slot].cfg : &def,
+				     &def, key, 1, &ts->n_settings);
+	return ts->settings != NULL ? ts : NULL;
+}
+
 static Hg__TenantStats *
-tenant_stats(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
+tenant_stats(struct hg_registry *reg, unsigned slot,
+	     const struct hg_tenant_cfg *def, struct hg_arena *a)
 {
 	Hg__TenantStats *ts = NEW(a, Hg__TenantStats, tenant_stats);
 	uint32_t c, n = reg->dp->n_cores;
@@ -90,8 +157,10 @@ tenant_stats(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
 		return NULL;
 	ts->name = reg->t[slot].name;
 	ts->id = slot;
-	ts->weight = reg->t[slot].weight;
-	ts->cap = reg->t[slot].cap;
+	ts->settings = settings_msgs(a, &reg->t[slot].cfg, def, NULL, 0,
+				     &ts->n_settings);
+	if (ts->settings == NULL)
+		return NULL;
 	ts->has_effective_cap = 1;
 	ts->effective_cap = hg_refill_cap(&reg->t[slot]);
 	ts->cores = hg_arena_alloc(a, n * sizeof(*ts->cores));
@@ -123,7 +192,7 @@ tenant_stats(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
 		ts->cores[c] = cs;
 	}
 	/* drained sessions are the persistent-overload signal (CoreSync) */
-	if (reg->t[slot].credit.rpc_hi != 0 &&
+	if (reg->t[slot].cfg.credit.rpc_hi != 0 &&
 	    (ts->credits = credits_info(a, reg, slot)) == NULL)
 		return NULL;
 	return ts;
@@ -177,9 +246,11 @@ hg_stats_collect(struct hg_registry *reg, int slot, struct hg_arena *a)
 {
 	Hg__Stats *s = NEW(a, Hg__Stats, stats);
 	uint32_t i, n = reg->dp->n_cores;
+	struct hg_tenant_cfg def;
 
 	if (s == NULL)
 		return NULL;
+	hg_tenant_cfg_defaults(&def, hg_cfg.cap);
 	s->tsc_hz = rte_get_tsc_hz();
 	s->tenants = tenant_array(reg, slot, a);
 	s->cores = hg_arena_alloc(a, n * sizeof(*s->cores));
@@ -188,7 +259,7 @@ hg_stats_collect(struct hg_registry *reg, int slot, struct hg_arena *a)
 	for (i = 0; i < HG_MAX_TENANTS; i++) {
 		if (!shown(reg, i, slot))
 			continue;
-		if ((s->tenants[s->n_tenants++] = tenant_stats(reg, i, a)) == NULL)
+		if ((s->tenants[s->n_tenants++] = tenant_stats(reg, i, &def, a)) == NULL)
 			return NULL;
 	}
 	for (i = 0; i < n; i++)
@@ -216,83 +287,76 @@ steering_info(struct hg_arena *a, const struct hg_tenant_sp *t,
 
 	if (s == NULL)
 		return NULL;
-	s->steer = t->steer.jsq ? "jsq" : "flow";
-	s->quantum_factor = t->steer.quantum_factor;
-	s->congested_factor = t->steer.congested_factor;
-	s->thresh_wqd_us = t->steer.thresh_wqd_us;
-	s->steal_threshold = t->steer.steal_threshold;
-	s->preempt = t->steer.preempt;
-	s->wait_queue = t->steer.wait_queue;
-	s->steal = t->steer.steal;
-	s->quantum_us = t->steer.quantum_us;
-	s->preempt_always = t->steer.preempt_always;
 	s->preemptions = t->preemptions;
 	for (i = 0; i < HG_MAX_APPS; i++)
 		s->congested_apps += t->app[i].used && apps[i].check_wait_queue;
 	return s;
 }
 
+static int
+bound_ports(struct hg_registry *reg, unsigned slot, Hg__TenantInfo *ti,
+	    struct hg_arena *a)
+{
+	const struct hg_tenant *tn = &reg->dp->tenant[slot];
+	uint32_t p;
+
+	if (tn->port_hi == 0)
+		return 0;
+	ti->bound_ports = hg_arena_alloc(a, (tn->port_hi - tn->port_lo + 1u) *
+					    sizeof(uint32_t));
+	if (ti->bound_ports == NULL)
+		return -1;
+	for (p = tn->port_lo; p <= tn->port_hi; p++)
+		if (HG_PORT_APP(reg->dp->port_map[p]) >= 0)
+			ti->bound_ports[ti->n_bound_ports++] = p;
+	return 0;
+}
+
 static Hg__TenantInfo *
-tenant_info(struct hg_registry *reg, unsigned slot, struct hg_arena *a)
+tenant_info(struct hg_registry *reg, unsigned slot,
+	    const struct hg_tenant_cfg *def, struct hg_arena *a)
 {
 	const struct hg_tenant_sp *t = &reg->t[slot];
-	const struct hg_tenant *tn = &reg->dp->tenant[slot];
 	Hg__TenantInfo *ti = NEW(a, Hg__TenantInfo, tenant_info);
-	uint32_t p, n = 0, ctx;
+	uint32_t ctx;
 
 	if (ti == NULL)
 		return NULL;
 	ti->name = (char *)t->name;
 	ti->id = slot;
-	ti->weight = t->weight;
-	ti->cap = t->cap;
-	ti->has_effective_cap = ti->has_cost = 1;
+	ti->settings = settings_msgs(a, &t->cfg, def, NULL, 0, &ti->n_settings);
 	ti->effective_cap = hg_refill_cap(t);
 	ti->cost = t->cost;
-	ti->extra_cycles = t->extra_cycles;
-	ti->steering = steering_info(a, t, tn);
-	ti->credits = credits_info(a, reg, slot);
-	if (ti->steering == NULL || ti->credits == NULL)
+	ti->steering = steering_info(a, t, &reg->dp->tenant[slot]);
+	if (t->cfg.credit.rpc_hi != 0)
+		ti->credits = credits_info(a, reg, slot);
+	if (ti->settings == NULL || ti->steering == NULL ||
+	    (t->cfg.credit.rpc_hi != 0 && ti->credits == NULL))
 		return NULL;
-	ti->port_lo = tn->port_lo;
-	ti->port_hi = tn->port_hi;
-	ti->has_uid = ti->has_gid = ti->has_max_sessions = 1;
-	ti->has_attach_refused = 1;
-	ti->uid = (uint32_t)t->uid;
-	ti->gid = t->gid;
-	ti->max_sessions = t->max_sessions;
 	ti->attach_refused = t->attach_refused;
 	ti->apps = hg_tenant_apps(t);
 	for (ctx = 0; ctx < HG_MAX_CTX; ctx++)
 		ti->contexts += t->ctx_used[ctx];
-	if (tn->port_hi == 0)
-		return ti;
-	ti->bound_ports = hg_arena_alloc(a, (tn->port_hi - tn->port_lo + 1u) *
-					    sizeof(uint32_t));
-	if (ti->bound_ports == NULL)
-		return NULL;
-	for (p = tn->port_lo; p <= tn->port_hi; p++)
-		if (HG_PORT_APP(reg->dp->port_map[p]) >= 0)
-			ti->bound_ports[n++] = p;
-	ti->n_bound_ports = n;
-	return ti;
+	return bound_ports(reg, slot, ti, a) == 0 ? ti : NULL;
 }
 
 Hg__TenantList *
 hg_tenants_collect(struct hg_registry *reg, struct hg_arena *a)
 {
 	Hg__TenantList *l = NEW(a, Hg__TenantList, tenant_list);
+	struct hg_tenant_cfg def;
 	unsigned i;
 
 	if (l == NULL)
 		return NULL;
+	hg_tenant_cfg_defaults(&def, hg_cfg.cap);
 	l->tenants = tenant_array(reg, -1, a);
 	if (l->tenants == NULL)
 		return NULL;
 	for (i = 0; i < HG_MAX_TENANTS; i++) {
 		if (!shown(reg, i, -1))
 			continue;
-		if ((l->tenants[l->n_tenants++] = tenant_info(reg, i, a)) == NULL)
+		if ((l->tenants[l->n_tenants++] = tenant_info(reg, i, &def, a)) == NULL)
 			return NULL;
 	}
 	return l;
@@ -314,6 +378,17 @@ tel_counters(struct rte_tel_data *d, const char *key, Hg__Counter **c, size_t n)
 	for (i = 0; i < n; i++)
 		rte_tel_data_add_dict_u64(x, c[i]->name, c[i]->value);
 	rte_tel_data_add_dict_container(d, key, x, 0);
+}
+
+/* A tenant's settings under the table's keys, as text like
+ * /hourglass/config's. */
+static void
+tel_settings(struct rte_tel_data *x, Hg__TenantSetting **s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		rte_tel_data_add_dict_string(x, s[i]->key, s[i]->value);
 }
 
 /* One tenant, summed over cores: cycles and packets per point, drops. */
@@ -349,8 +424,7 @@ tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
 		rte_tel_data_add_dict_u64(x, key[i][0], v[i][0]);
 		rte_tel_data_add_dict_u64(x, key[i][1], v[i][1]);
 	}
-	rte_tel_data_add_dict_u64(x, "weight_milli", (uint64_t)(ts->weight * 1000));
-	rte_tel_data_add_dict_u64(x, "cap", ts->cap);
+	tel_settings(x, ts->settings, ts->n_settings);
 	rte_tel_data_add_dict_u64(x, "effective_cap", ts->effective_cap);
 	rte_tel_data_add_dict_u64(x, "doorbells", bells);
 	if (ts->credits != NULL) {
@@ -414,11 +488,7 @@ tel_tenants(const char *cmd __rte_unused, const char *params __rte_unused,
 			break;
 		rte_tel_data_start_dict(x);
 		rte_tel_data_add_dict_u64(x, "id", l->tenants[i]->id);
-		rte_tel_data_add_dict_u64(x, "weight_milli",
-					  (uint64_t)(l->tenants[i]->weight * 1000));
-		rte_tel_data_add_dict_u64(x, "cap", l->tenants[i]->cap);
-		rte_tel_data_add_dict_u64(x, "port_lo", l->tenants[i]->port_lo);
-		rte_tel_data_add_dict_u64(x, "port_hi", l->tenants[i]->port_hi);
+		tel_settings(x, l->tenants[i]->settings, l->tenants[i]->n_settings);
 		rte_tel_data_add_dict_u64(x, "apps", l->tenants[i]->apps);
 		rte_tel_data_add_dict_u64(x, "contexts", l->tenants[i]->contexts);
 		rte_tel_data_add_dict_container(d, l->tenants[i]->name, x, 0);

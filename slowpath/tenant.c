@@ -17,13 +17,6 @@
 
 #define ERR(...) snprintf(err, HG_ERR_LEN, __VA_ARGS__)
 
-#define HG_WEIGHT_MIN 0.01
-#define HG_WEIGHT_MAX 10000.0
-#define HG_CAP_MIN    100u
-#define HG_CAP_MAX    1000000000u
-#define HG_EXTRA_MAX  10000000u	/* synthetic work: a few ms per datagram */
-#define HG_SESS_DEFAULT (HG_SESSIONS / 8)	/* per tenant and core */
-
 void
 hg_registry_init(struct hg_registry *reg, struct hg_dp *dp)
 {
@@ -117,68 +110,10 @@ valid_name(const char *s, char *err)
 	return 1;
 }
 
-static int
-check_opts(const struct hg_tenant_opts *o, char *err)
+int
+hg_tenant_name_check(const char *name, char *err)
 {
-	if (o->has_weight && !(o->weight >= HG_WEIGHT_MIN &&
-			       o->weight <= HG_WEIGHT_MAX)) {
-		ERR("weight must be in [%g, %g]", HG_WEIGHT_MIN, HG_WEIGHT_MAX);
-		return -EINVAL;
-	}
-	if (o->has_cap && (o->cap < HG_CAP_MIN || o->cap > HG_CAP_MAX)) {
-		ERR("cap must be in [%u, %u] cycles", HG_CAP_MIN, HG_CAP_MAX);
-		return -EINVAL;
-	}
-	if (o->has_extra && o->extra_cycles > HG_EXTRA_MAX) {
-		ERR("extra-cycles must be in [0, %u]", HG_EXTRA_MAX);
-		return -EINVAL;
-	}
-	if ((o->has_qf && !(o->steer.quantum_factor >= 0.1 &&
-			    o->steer.quantum_factor <= 1000)) ||
-	    (o->has_cf && !(o->steer.congested_factor >= 0.1 &&
-			    o->steer.congested_factor <= 1000))) {
-		ERR("quantum factors must be in [0.1, 1000]");
-		return -EINVAL;
-	}
-	if (o->has_wqd && o->steer.thresh_wqd_us > 1000000) {
-		ERR("thresh-wqd-us must be in [0, 1000000]");
-		return -EINVAL;
-	}
-	if (o->has_sth && o->steer.steal_threshold > HG_RING_SIZE) {
-		ERR("steal-threshold must be in [0, %u]", HG_RING_SIZE);
-		return -EINVAL;
-	}
-	if (o->has_qus && o->steer.quantum_us > 1000000) {
-		ERR("quantum-us must be in [0, 1000000]");
-		return -EINVAL;
-	}
-	if (o->has_ports && (o->port_lo == 0 || o->port_lo > o->port_hi ||
-			     o->port_hi > 65535)) {
-		ERR("ports must be LO-HI with 1 <= LO <= HI <= 65535");
-		return -EINVAL;
-	}
-	if (o->has_msess && (o->max_sessions < 1 || o->max_sessions > HG_SESSIONS)) {
-		ERR("max-sessions must be in [1, %u]", HG_SESSIONS);
-		return -EINVAL;
-	}
-	if ((o->has_uid && o->uid == (uint32_t)-1) ||
-	    (o->has_gid && (o->gid < -1 || o->gid >= (int64_t)UINT32_MAX))) {
-		ERR("uid must be in [0, %u) and gid in [-1, %u) (-1: no group)",
-		    UINT32_MAX, UINT32_MAX);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static void
-merge_owner(struct hg_tenant_sp *t, const struct hg_tenant_opts *o)
-{
-	if (o->has_uid)
-		t->uid = o->uid;
-	if (o->has_gid)
-		t->gid = o->gid;
-	if (o->has_msess)
-		t->max_sessions = o->max_sessions;
+	return valid_name(name, err) ? 0 : -EINVAL;
 }
 
 static int
@@ -208,54 +143,6 @@ free_slot(const struct hg_registry *reg)
 	return -1;
 }
 
-static const struct hg_credit_cfg credit_defaults = {
-	.dt_us = 50, .ddrop_us = 100, .alpha = 0, .beta = 0.02, .update_us = 10,
-};
-
-static void
-merge_credit(struct hg_credit_cfg *c, const struct hg_tenant_opts *o)
-{
-	if (o->has_rpc) {
-		c->rpc_lo = o->credit.rpc_lo;
-		c->rpc_hi = o->credit.rpc_hi;
-	}
-	if (o->has_dt)
-		c->dt_us = o->credit.dt_us;
-	if (o->has_ddrop)
-		c->ddrop_us = o->credit.ddrop_us;
-	if (o->has_alpha)
-		c->alpha = o->credit.alpha;
-	if (o->has_beta)
-		c->beta = o->credit.beta;
-	if (o->has_update)
-		c->update_us = o->credit.update_us;
-}
-
-/* RPC ports must be the tenant's own; D_drop must not be below D_t. */
-static int
-check_credit(const struct hg_credit_cfg *c, uint32_t lo, uint32_t hi, char *err)
-{
-	if (c->rpc_hi != 0 && (c->rpc_lo < lo || c->rpc_hi > hi || lo == 0)) {
-		ERR("rpc ports %u-%u are not within the tenant's ports %u-%u",
-		    c->rpc_lo, c->rpc_hi, lo, hi);
-		return -EINVAL;
-	}
-	if (c->dt_us == 0 || c->dt_us > 1000000 || c->ddrop_us < c->dt_us ||
-	    c->ddrop_us > 10000000) {
-		ERR("need 0 < dt-us <= ddrop-us (dt-us <= 1000000)");
-		return -EINVAL;
-	}
-	if (c->alpha < 0 || c->alpha > 1000000 || !(c->beta > 0 && c->beta <= 1)) {
-		ERR("alpha must be in [0, 1000000] and beta in (0, 1]");
-		return -EINVAL;
-	}
-	if (c->update_us == 0 || c->update_us > 1000000) {
-		ERR("update-us must be 1..1000000");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* What the fast path reads of the RPC ports; hi goes first and last so a
  * concurrent reader sees the old range, none, or the new one. */
 static void
@@ -266,36 +153,6 @@ publish_rpc(struct hg_tenant *tn, const struct hg_credit_cfg *c)
 	__atomic_store_n(&tn->rpc_hi, (uint16_t)c->rpc_hi, __ATOMIC_RELEASE);
 }
 
-static const struct hg_steering steer_defaults = {
-	.quantum_factor = 2, .congested_factor = 10, .steal_threshold = 1,
-	.preempt = 1, .wait_queue = 1, .steal = 1,
-};
-
-static void
-merge_steering(struct hg_steering *s, const struct hg_tenant_opts *o)
-{
-	if (o->has_jsq)
-		s->jsq = o->steer.jsq;
-	if (o->has_qf)
-		s->quantum_factor = o->steer.quantum_factor;
-	if (o->has_cf)
-		s->congested_factor = o->steer.congested_factor;
-	if (o->has_wqd)
-		s->thresh_wqd_us = o->steer.thresh_wqd_us;
-	if (o->has_sth)
-		s->steal_threshold = o->steer.steal_threshold;
-	if (o->has_preempt)
-		s->preempt = o->steer.preempt;
-	if (o->has_wq)
-		s->wait_queue = o->steer.wait_queue;
-	if (o->has_steal)
-		s->steal = o->steer.steal;
-	if (o->has_qus)
-		s->quantum_us = o->steer.quantum_us;
-	if (o->has_always)
-		s->preempt_always = o->steer.preempt_always;
-}
-
 /* The steering settings the library reads from the region header. */
 static void
 publish_steering(struct hg_tenant *tn, const struct hg_steering *s)
@@ -304,30 +161,44 @@ publish_steering(struct hg_tenant *tn, const struct hg_steering *s)
 
 	sh->steal = (uint32_t)s->steal;
 	sh->wait_queue = (uint32_t)s->wait_queue;
-	sh->preempt = (uint32_t)s->preempt;
+	sh->preempt = s->preempt != HG_PREEMPT_OFF;
 	sh->steal_threshold = s->steal_threshold;
 	sh->quantum_factor = (uint32_t)(s->quantum_factor * 100 + 0.5);
 	sh->congested_factor = (uint32_t)(s->congested_factor * 100 + 0.5);
 	sh->quantum_ns = s->quantum_us * 1000u;
 }
 
-/* What the fast path reads of a tenant's settings: the weight in
- * hundredths (to split slack), the cap (to size slack batches), its
- * synthetic per-datagram work and its RX steering; and what the library
- * reads from the region. */
+/* Pushes what changed (enum hg_tcfg_publish bits) to where its readers
+ * look: the fast path reads the weight in hundredths (to split slack),
+ * the cap (to size batches), the synthetic per-datagram work, the RX
+ * steering, the session quota and the credit thresholds; the library
+ * reads the steering settings from the region. */
 static void
-publish_settings(struct hg_registry *reg, int slot)
+publish(struct hg_registry *reg, int slot, unsigned what)
 {
-	publish_steering(&reg->dp->tenant[slot], &reg->t[slot].steer);
-	__atomic_store_n(&reg->dp->steer_jsq[slot], (uint32_t)reg->t[slot].steer.jsq,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&reg->dp->weight_q[slot],
-			 (uint32_t)(reg->t[slot].weight * 100 + 0.5), __ATOMIC_RELAXED);
-	__atomic_store_n(&reg->dp->extra_cycles[slot], reg->t[slot].extra_cycles,
-			 __ATOMIC_RELAXED);
-	hg_refill_publish_cap(reg, slot);
-	__atomic_store_n(&reg->dp->sess_quota[slot], reg->t[slot].max_sessions,
-			 __ATOMIC_RELAXED);
+	const struct hg_tenant_cfg *c = &reg->t[slot].cfg;
+	struct hg_dp *dp = reg->dp;
+
+	if (what & HG_TCFG_PUB_STEER) {
+		publish_steering(&dp->tenant[slot], &c->steer);
+		__atomic_store_n(&dp->steer_jsq[slot], (uint32_t)c->steer.jsq,
+				 __ATOMIC_RELAXED);
+	}
+	if (what & HG_TCFG_PUB_BUDGET) {
+		__atomic_store_n(&dp->weight_q[slot],
+				 (uint32_t)(c->weight * 100 + 0.5), __ATOMIC_RELAXED);
+		hg_refill_publish_cap(reg, slot);
+	}
+	if (what & HG_TCFG_PUB_EXTRA)
+		__atomic_store_n(&dp->extra_cycles[slot], c->extra_cycles,
+				 __ATOMIC_RELAXED);
+	if (what & HG_TCFG_PUB_SESSIONS)
+		__atomic_store_n(&dp->sess_quota[slot], c->max_sessions,
+				 __ATOMIC_RELAXED);
+	if (what & HG_TCFG_PUB_CREDIT) {
+		hg_credit_publish(reg, slot);
+		publish_rpc(&dp->tenant[slot], &c->credit);
+	}
 }
 
 /* Gives each core its share of the tenant's buffers. */
@@ -378,7 +249,7 @@ free_tenant(struct hg_registry *reg, int slot)
 
 int
 hg_tenant_add(struct hg_registry *reg, const char *name,
-	      const struct hg_tenant_opts *o, char *err)
+	      const struct hg_tenant_cfg *c, char *err)
 {
 	struct hg_tenant *tn;
 	struct hg_tenant_sp *t;
@@ -387,13 +258,13 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 
 	if (!valid_name(name, err))
 		return -EINVAL;
-	if ((rc = check_opts(o, err)) < 0)
+	if ((rc = hg_tenant_cfg_check(c, err, HG_ERR_LEN)) < 0)
 		return rc;
 	if (hg_tenant_find(reg, name) >= 0) {
 		ERR("tenant '%s' already exists", name);
 		return -EEXIST;
 	}
-	if (o->has_ports && !ports_free(reg, o->port_lo, o->port_hi, err))
+	if (c->port_hi != 0 && !ports_free(reg, c->port_lo, c->port_hi, err))
 		return -EADDRINUSE;
 	slot = free_slot(reg);
 	if (slot < 0) {
@@ -413,25 +284,9 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	tn->slot = slot;
 	t->used = 1;
 	snprintf(t->name, sizeof(t->name), "%s", name);
-	t->weight = o->has_weight ? o->weight : 1.0;
-	t->cap = o->has_cap ? o->cap : hg_cfg.cap;
-	t->extra_cycles = o->has_extra ? o->extra_cycles : 0;
-	t->steer = steer_defaults;
-	merge_steering(&t->steer, o);
-	t->credit = credit_defaults;
-	merge_credit(&t->credit, o);
-	t->uid = 0;		/* root only, until told otherwise */
-	t->gid = -1;
-	t->max_sessions = HG_SESS_DEFAULT;
-	merge_owner(t, o);
+	t->cfg = *c;
 	t->pool = 16;
 	t->next_update = 0;
-	if ((rc = check_credit(&t->credit, o->has_ports ? o->port_lo : 0,
-			       o->has_ports ? o->port_hi : 0, err)) < 0) {
-		free_tenant(reg, slot);
-		pthread_mutex_unlock(&reg->lock);
-		return rc;
-	}
 	rc = hg_region_create(&t->region, tn, name, slot, reg->dp->n_cores, err,
 			      HG_ERR_LEN);
 	if (rc == 0 && (rc = setup_buffers(reg, slot)) < 0)
@@ -441,16 +296,14 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 		pthread_mutex_unlock(&reg->lock);
 		return rc;
 	}
-	publish_settings(reg, slot);
-	/* what a deleted tenant of this slot left (its D_m, its pool) must
-	 * not judge the new one's first requests */
-	hg_credit_publish(reg, slot);
-	publish_rpc(tn, &t->credit);
+	/* everything, credits too: what a deleted tenant of this slot left
+	 * (its D_m, its pool) must not judge the new one's first requests */
+	publish(reg, slot, ~0u);
 	hg_refill_start(reg, slot);
-	if (o->has_ports) {
-		tn->port_lo = o->port_lo;
-		tn->port_hi = o->port_hi;
-		for (p = o->port_lo; p <= o->port_hi; p++)
+	if (c->port_hi != 0) {
+		tn->port_lo = c->port_lo;
+		tn->port_hi = c->port_hi;
+		for (p = c->port_lo; p <= c->port_hi; p++)
 			__atomic_store_n(&reg->dp->port_map[p],
 					 HG_PORT_ENTRY(slot, -1), __ATOMIC_RELEASE);
 	}
@@ -460,54 +313,74 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	hg_tset_add(&reg->awake, (unsigned)slot);
 	pthread_mutex_unlock(&reg->lock);
 	HG_LOG(INFO, "tenant %s added (slot %d, weight %g, cap %lu)", name, slot,
-	       t->weight, (unsigned long)t->cap);
+	       c->weight, (unsigned long)c->cap);
 	return 0;
 }
 
 int
-hg_tenant_set(struct hg_registry *reg, const char *name,
-	      const struct hg_tenant_opts *o, char *err)
+hg_tenant_update(struct hg_registry *reg, int slot, const struct hg_tenant_cfg *c,
+		 char *err)
+{
+	const struct hg_tenant_setting *fixed;
+	unsigned what;
+	int rc;
+
+	what = hg_tenant_cfg_diff(&reg->t[slot].cfg, c, &fixed);
+	if (fixed != NULL) {
+		ERR("%s of tenant %s is set when the tenant is added; delete and "
+		    "add it again", fixed->name, reg->t[slot].name);
+		return -EPERM;
+	}
+	if ((rc = hg_tenant_cfg_check(c, err, HG_ERR_LEN)) < 0)
+		return rc;
+	if (what == 0)
+		return 0;
+	pthread_mutex_lock(&reg->lock);
+	reg->t[slot].cfg = *c;
+	publish(reg, slot, what);
+	hg_tset_add(&reg->awake, (unsigned)slot);
+	pthread_mutex_unlock(&reg->lock);
+	return 0;
+}
+
+int
+hg_tenant_add_kv(struct hg_registry *reg, const char *name,
+		 const struct hg_kv *kv, size_t n, char *err)
+{
+	struct hg_tenant_cfg c;
+	unsigned changed = 0;
+	int rc;
+
+	if (!valid_name(name, err))
+		return -EINVAL;
+	hg_tenant_cfg_defaults(&c, hg_cfg.cap);
+	if ((rc = hg_tenant_cfg_apply(&c, kv, n, 1, &changed, err,
+				      HG_ERR_LEN)) < 0)
+		return rc;
+	return hg_tenant_add(reg, name, &c, err);
+}
+
+int
+hg_tenant_set_kv(struct hg_registry *reg, const char *name,
+		 const struct hg_kv *kv, size_t n, char *err)
 {
 	int slot = hg_tenant_find(reg, name), rc;
-	struct hg_credit_cfg credit;
+	struct hg_tenant_cfg c;
+	unsigned changed = 0;
 
 	if (slot < 0) {
 		ERR("unknown tenant '%s'", name);
 		return -ENOENT;
 	}
-	if ((rc = check_opts(o, err)) < 0)
-		return rc;
-	if (!o->has_weight && !o->has_cap && !o->has_extra && !o->has_jsq &&
-	    !o->has_qf && !o->has_cf && !o->has_wqd && !o->has_sth &&
-	    !o->has_preempt && !o->has_wq && !o->has_steal && !o->has_qus &&
-	    !o->has_always && !o->has_rpc && !o->has_dt && !o->has_ddrop &&
-	    !o->has_alpha && !o->has_beta && !o->has_update && !o->has_uid &&
-	    !o->has_gid && !o->has_msess) {
+	if (n == 0) {
 		ERR("nothing to set");
 		return -EINVAL;
 	}
-	credit = reg->t[slot].credit;
-	merge_credit(&credit, o);
-	rc = check_credit(&credit, reg->dp->tenant[slot].port_lo,
-			  reg->dp->tenant[slot].port_hi, err);
-	if (rc < 0)
+	c = reg->t[slot].cfg;
+	if ((rc = hg_tenant_cfg_apply(&c, kv, n, 0, &changed, err,
+				      HG_ERR_LEN)) < 0)
 		return rc;
-	pthread_mutex_lock(&reg->lock);
-	reg->t[slot].credit = credit;
-	hg_credit_publish(reg, slot);
-	publish_rpc(&reg->dp->tenant[slot], &reg->t[slot].credit);
-	if (o->has_weight)
-		reg->t[slot].weight = o->weight;
-	if (o->has_cap)
-		reg->t[slot].cap = o->cap;
-	if (o->has_extra)
-		reg->t[slot].extra_cycles = o->extra_cycles;
-	merge_steering(&reg->t[slot].steer, o);
-	merge_owner(&reg->t[slot], o);
-	publish_settings(reg, slot);
-	hg_tset_add(&reg->awake, (unsigned)slot);
-	pthread_mutex_unlock(&reg->lock);
-	return 0;
+	return hg_tenant_update(reg, slot, &c, err);
 }
 
 int
@@ -552,8 +425,8 @@ hg_tenant_del(struct hg_registry *reg, const char *name, char *err)
 static int
 may_attach(const struct hg_tenant_sp *t, const struct hg_peer *peer)
 {
-	return peer->uid == 0 || peer->uid == t->uid ||
-	       (t->gid >= 0 && (int64_t)peer->gid == t->gid);
+	return peer->uid == 0 || peer->uid == t->cfg.uid ||
+	       (t->cfg.gid >= 0 && (int64_t)peer->gid == t->cfg.gid);
 }
 
 /* Each app may hold an equal share of a core's buffers (bufpart.h). */

@@ -32,15 +32,9 @@ struct hg_tenant_sp {
 	int releasing;
 	uint64_t target[HG_MAX_FP_CORES];
 	char name[HG_NAME_MAX];
-	double weight;
-	uint64_t cap;
-	uint64_t extra_cycles;
-	struct hg_steering steer;
+	struct hg_tenant_cfg cfg;	/* every setting (tenant_cfg.h) */
+	int from_file;			/* declared by the config file */
 	uint64_t preemptions;
-	struct hg_credit_cfg credit;
-	uint32_t max_sessions;		/* RPC sessions per fast-path core */
-	uid_t uid;			/* owner: may attach (so may root) */
-	int64_t gid;			/* ... and this group; -1: none */
 	uint64_t attach_refused;	/* attaches by someone else */
 	uint64_t cost;			/* fast-path cycles per datagram, EWMA */
 	uint64_t cost_cycles[HG_PT_N];	/* counters at the last sample */
@@ -81,26 +75,6 @@ struct hg_registry {
 	struct hg_tenant_sp t[HG_MAX_TENANTS];
 };
 
-struct hg_tenant_opts {
-	int has_weight, has_cap, has_ports, has_extra;
-	double weight;
-	uint64_t cap;
-	uint32_t port_lo, port_hi;
-	uint64_t extra_cycles;
-	/* steering: each has_ flag says the field was given */
-	int has_jsq, has_qf, has_cf, has_wqd, has_sth, has_preempt, has_wq,
-	    has_steal, has_qus, has_always;
-	struct hg_steering steer;
-	/* credits */
-	int has_rpc, has_dt, has_ddrop, has_alpha, has_beta, has_update;
-	struct hg_credit_cfg credit;
-	/* owner and quotas */
-	int has_uid, has_gid, has_msess;
-	uint32_t uid;
-	int64_t gid;
-	uint32_t max_sessions;
-};
-
 /* The credentials of an app's control connection (SO_PEERCRED). */
 struct hg_peer {
 	pid_t pid;
@@ -114,10 +88,23 @@ void hg_registry_fini(struct hg_registry *reg);
 void hg_registry_poll(struct hg_registry *reg);
 
 int hg_tenant_find(const struct hg_registry *reg, const char *name);
+/* 1..HG_NAME_MAX-1 letters, digits, '_', '.', '-'; else -EINVAL. */
+int hg_tenant_name_check(const char *name, char *err);
+/* Adds a tenant with settings c (checked: hg_tenant_cfg_apply). */
 int hg_tenant_add(struct hg_registry *reg, const char *name,
-		  const struct hg_tenant_opts *o, char *err);
-int hg_tenant_set(struct hg_registry *reg, const char *name,
-		  const struct hg_tenant_opts *o, char *err);
+		  const struct hg_tenant_cfg *c, char *err);
+/* Makes c (checked) the settings of the tenant in slot: refuses a change
+ * of a setting that is not live, then publishes what changed. */
+int hg_tenant_update(struct hg_registry *reg, int slot,
+		     const struct hg_tenant_cfg *c, char *err);
+/* `tenant add NAME KEY=VALUE...`: the defaults, then the pairs. */
+int hg_tenant_add_kv(struct hg_registry *reg, const char *name,
+		     const struct hg_kv *kv, size_t n, char *err);
+/* `tenant set NAME KEY=VALUE...`: the tenant's settings, then the pairs,
+ * applied to a copy and committed only if all of them and the rules
+ * across them hold. */
+int hg_tenant_set_kv(struct hg_registry *reg, const char *name,
+		     const struct hg_kv *kv, size_t n, char *err);
 int hg_tenant_del(struct hg_registry *reg, const char *name, char *err);
 
 /* App lifecycle: attach returns the tenant slot and app slot. Only root,

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 
 static const char *const steer_modes[] = { "flow", "jsq", NULL };
 static const char *const on_off[] = { "off", "on", NULL };
+static const char *const preempt_modes[] = { "off", "on", "always", NULL };
 
 enum {
 	BUDGET = HG_TCFG_PUB_BUDGET, EXTRA = HG_TCFG_PUB_EXTRA,
@@ -50,14 +53,13 @@ static const struct hg_tenant_setting table[] = {
 	  0, "1", 1, STEER, NULL, "requests a context holds before others steal" },
 	{ "quantum-us", U32, OFF(steer.quantum_us), 0, 1e6, 0, "0", 1, STEER,
 	  NULL, "fixed long-request quantum (0: adaptive)" },
-	{ "preempt", BOOL, OFF(steer.preempt), 0, 1, 0, "on", 1, STEER, NULL,
-	  "preempt long requests when short ones wait" },
+	{ "preempt", HG_TCFG_ENUM, OFF(steer.preempt), 0, 0, 0, "on", 1, STEER,
+	  preempt_modes, "preempt long requests when short ones wait (always: "
+	  "at every quantum expiry, for ablation)" },
 	{ "wait-queue", BOOL, OFF(steer.wait_queue), 0, 1, 0, "on", 1, STEER,
 	  NULL, "preempted requests go to the app's shared wait queue" },
 	{ "steal", BOOL, OFF(steer.steal), 0, 1, 0, "on", 1, STEER, NULL,
 	  "idle workers steal from busy contexts" },
-	{ "preempt-always", BOOL, OFF(steer.preempt_always), 0, 1, 0, "off", 1,
-	  STEER, NULL, "preempt at quantum expiry even with nothing queued" },
 	{ "rpc-ports", HG_TCFG_RANGE, OFF(credit.rpc_lo), 1, 65535, 0, "none",
 	  1, CREDIT, NULL, "ports with the RPC header and credits, LO-HI" },
 	{ "dt-us", U32, OFF(credit.dt_us), 1, 1e6, 0, "50", 1, CREDIT, NULL,
@@ -72,10 +74,10 @@ static const struct hg_tenant_setting table[] = {
 	  NULL, "credit pool update period, about one round trip" },
 	{ "max-sessions", U32, OFF(max_sessions), 1, HG_SESSIONS, 0, "2048", 1,
 	  SESS, NULL, "RPC sessions per fast-path core" },
-	{ "uid", U32, OFF(uid), 0, 4294967294.0, 0, "0", 1, OWNER, NULL,
-	  "owner: this uid may attach apps (so may root)" },
-	{ "gid", HG_TCFG_I64, OFF(gid), -1, 4294967294.0, 0, "-1", 1, OWNER,
-	  NULL, "members of this group may attach apps (-1: none)" },
+	{ "uid", HG_TCFG_UID, OFF(uid), 0, 4294967294.0, 0, "0", 1, OWNER, NULL,
+	  "owner: this user may attach apps (so may root)" },
+	{ "gid", HG_TCFG_GID, OFF(gid), -1, 4294967294.0, 0, "none", 1, OWNER,
+	  NULL, "members of this group may attach apps" },
 };
 
 #undef D
@@ -168,8 +170,8 @@ parse_choice(const char *const *choices, const char *v)
 	return -1;
 }
 
-static void
-bounds_text(const struct hg_tenant_setting *s, char *out, size_t n)
+void
+hg_tenant_setting_bounds(const struct hg_tenant_setting *s, char *out, size_t n)
 {
 	int i;
 	size_t k = 0;
@@ -185,10 +187,50 @@ bounds_text(const struct hg_tenant_setting *s, char *out, size_t n)
 	case HG_TCFG_RANGE:
 		snprintf(out, n, "LO-HI within %.0f-%.0f, or none", s->min, s->max);
 		return;
+	case HG_TCFG_UID:
+		snprintf(out, n, "a user name or [0, %.0f]", s->max);
+		return;
+	case HG_TCFG_GID:
+		snprintf(out, n, "a group name, [0, %.0f] or none", s->max);
+		return;
 	default:
 		snprintf(out, n, "%c%.15g, %.15g]", s->min_open ? '(' : '[',
 			 s->min, s->max);
 	}
+}
+
+/* A user or group given by name: the daemon resolves it, so that a config
+ * file and every client say "www-data" alike. Numbers are numbers. */
+static int
+parse_owner(const struct hg_tenant_setting *s, const char *v, void *p)
+{
+	const struct passwd *pw;
+	const struct group *gr;
+	double d;
+
+	if (s->type == HG_TCFG_GID && strcmp(v, "none") == 0) {
+		*(int64_t *)p = -1;
+		return 0;
+	}
+	if (isdigit((unsigned char)*v) || *v == '-') {
+		if (parse_num(s, v, &d) < 0)
+			return -1;
+		if (s->type == HG_TCFG_UID)
+			*(uint32_t *)p = (uint32_t)d;
+		else
+			*(int64_t *)p = (int64_t)d;
+		return 0;
+	}
+	if (s->type == HG_TCFG_UID) {
+		if ((pw = getpwnam(v)) == NULL)
+			return -1;
+		*(uint32_t *)p = pw->pw_uid;
+		return 0;
+	}
+	if ((gr = getgrnam(v)) == NULL)
+		return -1;
+	*(int64_t *)p = gr->gr_gid;
+	return 0;
 }
 
 /* Parses v for setting s into the value slot at p. */
@@ -207,6 +249,9 @@ parse_into(const struct hg_tenant_setting *s, const char *v, void *p)
 		return 0;
 	case HG_TCFG_RANGE:
 		return parse_range(s, v, (uint32_t *)p, (uint32_t *)p + 1);
+	case HG_TCFG_UID:
+	case HG_TCFG_GID:
+		return parse_owner(s, v, p);
 	default:
 		break;
 	}
@@ -233,7 +278,8 @@ value_size(const struct hg_tenant_setting *s)
 {
 	switch (s->type) {
 	case HG_TCFG_DOUBLE: return sizeof(double);
-	case HG_TCFG_U32: return sizeof(uint32_t);
+	case HG_TCFG_U32:
+	case HG_TCFG_UID: return sizeof(uint32_t);
 	case HG_TCFG_RANGE: return 2 * sizeof(uint32_t);
 	case HG_TCFG_BOOL:
 	case HG_TCFG_ENUM: return sizeof(int);
@@ -250,8 +296,8 @@ hg_tenant_cfg_set(struct hg_tenant_cfg *c, const char *key, const char *value,
 	char b[96];
 
 	if (s == NULL) {
-		snprintf(err, errlen, "no tenant setting '%s' (hgctl tenant set "
-			 "NAME --help lists them)", key);
+		snprintf(err, errlen, "no tenant setting '%.40s' (hgctl tenant "
+			 "set NAME --help lists them)", key);
 		return -ENOENT;
 	}
 	if (!adding && !s->live) {
@@ -261,13 +307,27 @@ hg_tenant_cfg_set(struct hg_tenant_cfg *c, const char *key, const char *value,
 	}
 	memcpy(old, p + s->off, value_size(s));
 	if (parse_into(s, value, p + s->off) < 0) {
-		bounds_text(s, b, sizeof(b));
+		hg_tenant_setting_bounds(s, b, sizeof(b));
 		snprintf(err, errlen, "%s must be %s, not '%.32s'", key, b, value);
 		return -EINVAL;
 	}
 	if (memcmp(old, p + s->off, value_size(s)) != 0)
 		*changed |= s->publish;
 	return 0;
+}
+
+int
+hg_tenant_cfg_apply(struct hg_tenant_cfg *c, const struct hg_kv *kv, size_t n,
+		    int adding, unsigned *changed, char *err, size_t errlen)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		if ((rc = hg_tenant_cfg_set(c, kv[i].key, kv[i].value, adding,
+					    changed, err, errlen)) < 0)
+			return rc;
+	return hg_tenant_cfg_check(c, err, errlen);
 }
 
 void
@@ -305,6 +365,48 @@ hg_tenant_cfg_check(const struct hg_tenant_cfg *c, char *err, size_t errlen)
 	return 0;
 }
 
+int
+hg_tenant_cfg_same(const struct hg_tenant_cfg *a, const struct hg_tenant_cfg *b,
+		   const struct hg_tenant_setting *s)
+{
+	return memcmp((const uint8_t *)a + s->off, (const uint8_t *)b + s->off,
+		      value_size(s)) == 0;
+}
+
+unsigned
+hg_tenant_cfg_diff(const struct hg_tenant_cfg *a, const struct hg_tenant_cfg *b,
+		   const struct hg_tenant_setting **fixed)
+{
+	unsigned bits = 0;
+	size_t i;
+
+	if (fixed != NULL)
+		*fixed = NULL;
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		if (hg_tenant_cfg_same(a, b, &table[i]))
+			continue;
+		bits |= table[i].publish;
+		if (!table[i].live && fixed != NULL && *fixed == NULL)
+			*fixed = &table[i];
+	}
+	return bits;
+}
+
+int
+hg_tenant_setting_numeric(const struct hg_tenant_setting *s, const char *value)
+{
+	switch (s->type) {
+	case HG_TCFG_BOOL:
+	case HG_TCFG_ENUM:
+	case HG_TCFG_RANGE:
+		return 0;
+	case HG_TCFG_GID:
+		return strcmp(value, "none") != 0;
+	default:
+		return 1;
+	}
+}
+
 /* The shortest text that reads back as the same double. */
 static void
 format_double(double d, char *out, size_t n)
@@ -331,6 +433,7 @@ hg_tenant_cfg_format(const struct hg_tenant_cfg *c,
 		format_double(*(const double *)p, out, n);
 		break;
 	case HG_TCFG_U32:
+	case HG_TCFG_UID:
 		snprintf(out, n, "%" PRIu32, *(const uint32_t *)p);
 		break;
 	case HG_TCFG_U64:
@@ -338,6 +441,12 @@ hg_tenant_cfg_format(const struct hg_tenant_cfg *c,
 		break;
 	case HG_TCFG_I64:
 		snprintf(out, n, "%" PRId64, *(const int64_t *)p);
+		break;
+	case HG_TCFG_GID:
+		if (*(const int64_t *)p < 0)
+			snprintf(out, n, "none");
+		else
+			snprintf(out, n, "%" PRId64, *(const int64_t *)p);
 		break;
 	case HG_TCFG_BOOL:
 	case HG_TCFG_ENUM:

@@ -14,6 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Preemption of long requests: only when short ones wait (Synergy), or
+ * at every quantum expiry even with nothing queued (the ablation). */
+enum hg_preempt { HG_PREEMPT_OFF, HG_PREEMPT_ON, HG_PREEMPT_ALWAYS };
+
 /* Synergy settings of a tenant (DESIGN §5, defaults in §9). */
 struct hg_steering {
 	int jsq;			/* RX steering: 0 flow hash, 1 JSQ */
@@ -21,8 +25,8 @@ struct hg_steering {
 	double congested_factor;
 	uint32_t thresh_wqd_us;		/* 0: no wait-queue monitoring */
 	uint32_t steal_threshold;
-	int preempt, wait_queue, steal;
-	int preempt_always;		/* don't wait for queued work (ablation) */
+	int preempt;			/* enum hg_preempt */
+	int wait_queue, steal;
 	uint32_t quantum_us;		/* 0: adaptive */
 };
 
@@ -65,6 +69,14 @@ enum hg_tcfg_type {
 	HG_TCFG_BOOL,			/* int: off|on */
 	HG_TCFG_ENUM,			/* int: index into choices */
 	HG_TCFG_RANGE,			/* two uint32: LO-HI, or none (0-0) */
+	HG_TCFG_UID,			/* uint32: a user name or number */
+	HG_TCFG_GID,			/* int64: a group name, number, or none */
+};
+
+/* One KEY=VALUE of a command or a config-file line. */
+struct hg_kv {
+	const char *key;
+	const char *value;
 };
 
 struct hg_tenant_setting {
@@ -95,6 +107,13 @@ int hg_tenant_cfg_set(struct hg_tenant_cfg *c, const char *key,
 		      const char *value, int adding, unsigned *changed,
 		      char *err, size_t errlen);
 
+/* Sets every pair in c (as hg_tenant_cfg_set), then checks the rules
+ * across settings: on failure c may be half-changed, so callers apply to
+ * a copy and commit it only on 0. */
+int hg_tenant_cfg_apply(struct hg_tenant_cfg *c, const struct hg_kv *kv,
+			size_t n, int adding, unsigned *changed, char *err,
+			size_t errlen);
+
 /* The rules that span settings: D_drop >= D_t, RPC ports within the
  * tenant's ports. Returns 0 or -EINVAL with the reason in err. */
 int hg_tenant_cfg_check(const struct hg_tenant_cfg *c, char *err, size_t errlen);
@@ -102,5 +121,24 @@ int hg_tenant_cfg_check(const struct hg_tenant_cfg *c, char *err, size_t errlen)
 /* One setting's value as text, as hg_tenant_cfg_set reads it back. */
 void hg_tenant_cfg_format(const struct hg_tenant_cfg *c,
 			  const struct hg_tenant_setting *s, char *out, size_t n);
+
+/* Does setting s hold the same value in a and b? */
+int hg_tenant_cfg_same(const struct hg_tenant_cfg *a,
+		       const struct hg_tenant_cfg *b,
+		       const struct hg_tenant_setting *s);
+
+/* The publish bits of every setting that differs between a and b; *fixed
+ * (if not NULL) the first differing setting that is not live, else NULL. */
+unsigned hg_tenant_cfg_diff(const struct hg_tenant_cfg *a,
+			    const struct hg_tenant_cfg *b,
+			    const struct hg_tenant_setting **fixed);
+
+/* What s accepts, as text: "[0.01, 10000]", "flow|jsq", ... */
+void hg_tenant_setting_bounds(const struct hg_tenant_setting *s, char *out,
+			      size_t n);
+
+/* Is value (as hg_tenant_cfg_format wrote it) a number, for JSON? */
+int hg_tenant_setting_numeric(const struct hg_tenant_setting *s,
+			      const char *value);
 
 #endif /* HG_SLOWPATH_TENANT_CFG_H */

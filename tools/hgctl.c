@@ -6,9 +6,6 @@
  * from the daemon is one line and exit status 1.
  */
 #include <errno.h>
-#include <getopt.h>
-#include <grp.h>
-#include <pwd.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,21 +17,23 @@
 #include "ctl_frame.h"
 #include "util.h"
 
-enum { O_WEIGHT = 1, O_CAP = 2, O_PORTS = 4, O_TENANT = 8, O_EXTRA = 16,
-       O_STEER = 32,	/* any of the steering or credit options */
-       O_RPC = 64,
-       O_OWNER = 128 };	/* --uid, --gid, --max-sessions */
+#define MAX_PAIRS 64		/* --KEY VALUE settings on one command */
 
+enum { O_TENANT = 1,		/* --tenant NAME (stats) */
+       O_SETTINGS = 2 };	/* --KEY VALUE tenant settings */
+
+/* The settings are the daemon's table: hgctl forwards every --KEY VALUE
+ * it does not know itself as a pair, and the daemon checks it, so every
+ * client gets the same answer and a new setting needs no new hgctl. */
 struct opts {
 	const char *ctl;
-	int json;
+	int json, help;
 	unsigned given;
-	double weight;
-	uint64_t cap;
-	uint32_t port_lo, port_hi;
-	uint64_t extra;
 	const char *tenant;
-	Hg__TenantSet steer;	/* steering options, has_ flags set when given */
+	Hg__KeyValue kv[MAX_PAIRS];
+	Hg__KeyValue *kvp[MAX_PAIRS];
+	size_t n_kv;
+	const char *first_kv;	/* the first pair's flag, for errors */
 };
 
 struct cmd {
@@ -56,24 +55,8 @@ b_tenant_add(Hg__Request *r, char **a, const struct opts *o)
 	static Hg__TenantAdd m = HG__TENANT_ADD__INIT;
 
 	m.name = a[0];
-	m.has_weight = !!(o->given & O_WEIGHT);
-	m.weight = o->weight;
-	m.has_cap = !!(o->given & O_CAP);
-	m.cap = o->cap;
-	m.has_extra_cycles = !!(o->given & O_EXTRA);
-	m.extra_cycles = o->extra;
-	m.has_rpc_lo = m.has_rpc_hi = o->steer.has_rpc_lo;
-	m.rpc_lo = o->steer.rpc_lo;
-	m.rpc_hi = o->steer.rpc_hi;
-	m.has_uid = o->steer.has_uid;
-	m.uid = o->steer.uid;
-	m.has_gid = o->steer.has_gid;
-	m.gid = o->steer.gid;
-	m.has_max_sessions = o->steer.has_max_sessions;
-	m.max_sessions = o->steer.max_sessions;
-	m.has_port_lo = m.has_port_hi = !!(o->given & O_PORTS);
-	m.port_lo = o->port_lo;
-	m.port_hi = o->port_hi;
+	m.settings = (Hg__KeyValue **)o->kvp;
+	m.n_settings = o->n_kv;
 	r->body_case = HG__REQUEST__BODY_TENANT_ADD;
 	r->tenant_add = &m;
 	return 0;
@@ -82,20 +65,30 @@ b_tenant_add(Hg__Request *r, char **a, const struct opts *o)
 static int
 b_tenant_set(Hg__Request *r, char **a, const struct opts *o)
 {
-	static Hg__TenantSet m;
+	static Hg__TenantSet m = HG__TENANT_SET__INIT;
 
-	if (!(o->given & (O_WEIGHT | O_CAP | O_EXTRA | O_STEER | O_RPC | O_OWNER)))
+	if (o->n_kv == 0)
 		die_usage("tenant set: give at least one setting");
-	m = o->steer;
 	m.name = a[0];
-	m.has_extra_cycles = !!(o->given & O_EXTRA);
-	m.extra_cycles = o->extra;
-	m.has_weight = !!(o->given & O_WEIGHT);
-	m.weight = o->weight;
-	m.has_cap = !!(o->given & O_CAP);
-	m.cap = o->cap;
+	m.settings = (Hg__KeyValue **)o->kvp;
+	m.n_settings = o->n_kv;
 	r->body_case = HG__REQUEST__BODY_TENANT_SET;
 	r->tenant_set = &m;
+	return 0;
+}
+
+/* tenant get NAME [KEY]; also what `tenant add|set --help` asks: the
+ * table without a tenant (NAME NULL) */
+static int
+b_tenant_get(Hg__Request *r, char **a, const struct opts *o)
+{
+	static Hg__TenantGet m = HG__TENANT_GET__INIT;
+
+	(void)o;
+	m.name = a[0];
+	m.key = a[0] ? a[1] : NULL;
+	r->body_case = HG__REQUEST__BODY_TENANT_GET;
+	r->tenant_get = &m;
 	return 0;
 }
 
@@ -111,15 +104,15 @@ b_tenant_del(Hg__Request *r, char **a, const struct opts *o)
 	return 0;
 }
 
+static Hg__Empty empty = HG__EMPTY__INIT;
+
 static int
 b_tenant_list(Hg__Request *r, char **a, const struct opts *o)
 {
-	static Hg__Empty m = HG__EMPTY__INIT;
-
 	(void)a;
 	(void)o;
 	r->body_case = HG__REQUEST__BODY_TENANT_LIST;
-	r->tenant_list = &m;
+	r->tenant_list = &empty;
 	return 0;
 }
 
@@ -160,6 +153,16 @@ b_config_set(Hg__Request *r, char **a, const struct opts *o)
 	return 0;
 }
 
+static int
+b_config_reload(Hg__Request *r, char **a, const struct opts *o)
+{
+	(void)a;
+	(void)o;
+	r->body_case = HG__REQUEST__BODY_CONFIG_RELOAD;
+	r->config_reload = &empty;
+	return 0;
+}
+
 /* ---- output ---- */
 
 static int
@@ -182,30 +185,47 @@ p_ok(const Hg__Response *rsp, const struct opts *o)
 	return o->json ? emit_json(json_pack("{s:b}", "ok", 1)) : 0;
 }
 
+/* JSON has one kind of number; an integer is written as one (7000, not
+ * 7000.0), anything else as a double. */
 static json_t *
-steering_json(const Hg__Steering *s)
+number_json(const char *v)
 {
-	return json_pack("{s:s, s:f, s:f, s:i, s:i, s:b, s:b, s:b, s:b, s:i, s:I, s:i}",
-			 "steer", s->steer, "quantum_factor", s->quantum_factor,
-			 "congested_factor", s->congested_factor,
-			 "thresh_wqd_us", (int)s->thresh_wqd_us,
-			 "steal_threshold", (int)s->steal_threshold,
-			 "preempt", s->preempt, "preempt_always", s->preempt_always,
-			 "wait_queue", s->wait_queue,
-			 "steal", s->steal, "quantum_us", (int)s->quantum_us,
-			 "preemptions", (json_int_t)s->preemptions,
-			 "congested_apps", (int)s->congested_apps);
+	if (strpbrk(v, ".eE") != NULL)
+		return json_real(strtod(v, NULL));
+	return json_integer((json_int_t)strtoll(v, NULL, 10));
+}
+
+/* A tenant's settings under the table's keys. */
+static json_t *
+settings_into(json_t *j, Hg__TenantSetting **s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_object_set_new(j, s[i]->key, s[i]->number
+				    ? number_json(s[i]->value)
+				    : json_string(s[i]->value));
+	return j;
+}
+
+/* The settings that differ from the defaults, as "KEY=VALUE ...". */
+static void
+print_set(Hg__TenantSetting **s, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (!s[i]->is_default)
+			printf("%s%s=%s", k++ ? " " : "", s[i]->key, s[i]->value);
+	puts(k ? "" : "(defaults)");
 }
 
 static json_t *
 credits_json(const Hg__Credits *c)
 {
-	return json_pack("{s:o, s:i, s:i, s:i, s:f, s:f, s:I, s:I, s:i, s:i, s:I, s:f}",
-			 "rpc_ports", c->rpc_hi ? json_pack("{s:i, s:i}", "lo",
-				(int)c->rpc_lo, "hi", (int)c->rpc_hi) : json_null(),
-			 "dt_us", (int)c->dt_us, "ddrop_us", (int)c->ddrop_us,
-			 "update_us", (int)c->update_us,
-			 "alpha", c->alpha, "beta", c->beta,
+	if (c == NULL)
+		return json_null();
+	return json_pack("{s:I, s:I, s:i, s:i, s:I, s:f}",
 			 "pool", (json_int_t)c->pool, "issued", (json_int_t)c->issued,
 			 "sessions", (int)c->sessions, "drained", (int)c->drained,
 			 "credit_updates", (json_int_t)c->credit_updates,
@@ -215,29 +235,23 @@ credits_json(const Hg__Credits *c)
 static json_t *
 tenant_json(const Hg__TenantInfo *t)
 {
-	json_t *bound = json_array();
+	json_t *bound = json_array(), *j = json_pack("{s:s, s:i}", "name", t->name,
+						     "id", (int)t->id);
 	size_t i;
 
 	for (i = 0; i < t->n_bound_ports; i++)
 		json_array_append_new(bound, json_integer(t->bound_ports[i]));
-	return json_pack("{s:s, s:i, s:f, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:i, s:i, s:o,"
-			 " s:{s:I, s:o}, s:i, s:I}",
-			 "name", t->name, "id", (int)t->id, "weight", t->weight,
-			 "cap", (json_int_t)t->cap,
-			 "effective_cap", (json_int_t)t->effective_cap,
-			 "cost_per_datagram", (json_int_t)t->cost,
-			 "extra_cycles", (json_int_t)t->extra_cycles,
-			 "steering", steering_json(t->steering),
-			 "credits", credits_json(t->credits), "ports",
-			 t->port_hi ? json_pack("{s:i, s:i}", "lo", (int)t->port_lo,
-						"hi", (int)t->port_hi)
-				    : json_null(),
-			 "apps", (int)t->apps, "contexts", (int)t->contexts,
-			 "bound_ports", bound,
-			 "owner", "uid", (json_int_t)t->uid, "gid",
-			 t->gid >= 0 ? json_integer(t->gid) : json_null(),
-			 "max_sessions", (int)t->max_sessions,
-			 "attach_refused", (json_int_t)t->attach_refused);
+	settings_into(j, t->settings, t->n_settings);
+	json_object_update(j, json_pack("{s:i, s:i, s:o, s:I, s:I, s:I, s:{s:I, s:i}, s:o}",
+		"apps", (int)t->apps, "contexts", (int)t->contexts,
+		"bound_ports", bound,
+		"effective_cap", (json_int_t)t->effective_cap,
+		"cost_per_datagram", (json_int_t)t->cost,
+		"attach_refused", (json_int_t)t->attach_refused,
+		"steering", "preemptions", (json_int_t)t->steering->preemptions,
+		"congested_apps", (int)t->steering->congested_apps,
+		"credits", credits_json(t->credits)));
+	return j;
 }
 
 static int
@@ -255,18 +269,76 @@ p_tenant_list(const Hg__Response *rsp, const struct opts *o)
 			json_array_append_new(arr, tenant_json(l->tenants[i]));
 		return emit_json(json_pack("{s:o}", "tenants", arr));
 	}
-	printf("%-20s %3s %8s %10s %10s %-13s %4s %4s\n", "NAME", "ID", "WEIGHT",
-	       "CAP", "EFF.CAP", "PORTS", "APPS", "CTXS");
+	printf("%-20s %4s %4s %4s %8s  %s\n", "NAME", "ID", "APPS", "CTXS",
+	       "EFF.CAP", "SETTINGS (not defaults)");
 	for (i = 0; i < l->n_tenants; i++) {
 		const Hg__TenantInfo *t = l->tenants[i];
-		char ports[16] = "-";
 
-		if (t->port_hi)
-			snprintf(ports, sizeof(ports), "%u-%u", t->port_lo, t->port_hi);
-		printf("%-20s %3u %8g %10" PRIu64 " %10" PRIu64 " %-13s %4u %4u\n",
-		       t->name, t->id, t->weight, t->cap, t->effective_cap, ports,
-		       t->apps, t->contexts);
+		printf("%-20s %4u %4u %4u %8" PRIu64 "  ", t->name, t->id, t->apps,
+		       t->contexts, t->effective_cap);
+		print_set(t->settings, t->n_settings);
 	}
+	return 0;
+}
+
+/* tenant get NAME [KEY] and tenant add|set --help: the table's rows. */
+static int
+p_tenant_get(const Hg__Response *rsp, const struct opts *o)
+{
+	const Hg__TenantSettings *ts = rsp->tenant_settings;
+	size_t i;
+
+	if (ts == NULL)
+		return 1;
+	if (o->json) {
+		json_t *j = json_object();
+
+		return emit_json(settings_into(j, ts->settings, ts->n_settings));
+	}
+	if (ts->name != NULL && ts->n_settings == 1) {	/* one value: scripts */
+		puts(ts->settings[0]->value);
+		return 0;
+	}
+	/* a tenant's values next to the defaults; the table alone (tenant
+	 * add|set --help) has only the defaults */
+	if (ts->name != NULL)
+		printf("%-17s %-12s %-10s %-5s %s\n", "KEY", "VALUE", "DEFAULT",
+		       "LIVE", "BOUNDS: HELP");
+	else
+		printf("%-17s %-12s %-5s %s\n", "--KEY", "DEFAULT", "LIVE",
+		       "BOUNDS: HELP");
+	for (i = 0; i < ts->n_settings; i++) {
+		const Hg__TenantSetting *s = ts->settings[i];
+
+		if (ts->name != NULL)
+			printf("%-17s %-12s %-10s ", s->key, s->value, s->def);
+		else
+			printf("%-17s %-12s ", s->key, s->value);
+		printf("%-5s %s: %s\n", s->live ? "live" : "add", s->bounds,
+		       s->help);
+	}
+	return 0;
+}
+
+static int
+p_reload(const Hg__Response *rsp, const struct opts *o)
+{
+	const Hg__ReloadReport *r = rsp->reload;
+	size_t i;
+
+	if (r == NULL)
+		return 1;
+	if (o->json) {
+		json_t *arr = json_array();
+
+		for (i = 0; i < r->n_changes; i++)
+			json_array_append_new(arr, json_string(r->changes[i]));
+		return emit_json(json_pack("{s:o}", "changes", arr));
+	}
+	if (r->n_changes == 0)
+		puts("nothing changed");
+	for (i = 0; i < r->n_changes; i++)
+		puts(r->changes[i]);
 	return 0;
 }
 
@@ -352,7 +424,7 @@ sum_tenant(const Hg__TenantStats *t, struct totals *s)
 static json_t *
 tenant_stats_json(const Hg__TenantStats *t)
 {
-	json_t *cores = json_array();
+	json_t *cores = json_array(), *j;
 	struct totals s;
 	size_t c;
 
@@ -369,9 +441,9 @@ tenant_stats_json(const Hg__TenantStats *t)
 			"drops", drops_json(cs->drops, cs->n_drops)));
 	}
 	sum_tenant(t, &s);
-	return json_pack("{s:s, s:i, s:f, s:I, s:I, s:{s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o}",
-			 "name", t->name, "id", (int)t->id, "weight", t->weight,
-			 "cap", (json_int_t)t->cap,
+	j = json_pack("{s:s, s:i}", "name", t->name, "id", (int)t->id);
+	settings_into(j, t->settings, t->n_settings);
+	json_object_update(j, json_pack("{s:I, s:{s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o}",
 			 "effective_cap", (json_int_t)t->effective_cap, "total",
 			 "rx", point_json(&s.pt[0]), "tx", point_json(&s.pt[1]),
 			 "sched", point_json(&s.pt[2]),
@@ -382,8 +454,8 @@ tenant_stats_json(const Hg__TenantStats *t)
 			 "over_budget_drops", (json_int_t)s.over_budget,
 			 "doorbells", (json_int_t)s.doorbells,
 			 "doorbell_cycles", (json_int_t)s.doorbell_cycles,
-			 "cores", cores,
-			 "credits", t->credits ? credits_json(t->credits) : json_null());
+			 "cores", cores, "credits", credits_json(t->credits)));
+	return j;
 }
 
 static json_t *
@@ -465,9 +537,10 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 		struct totals s;
 
 		sum_tenant(t, &s);
-		printf("tenant %s (id %u, weight %g, cap %" PRIu64 ", effective %" PRIu64
-		       "): budget %" PRId64 " cycles, debt %" PRIu64 "\n", t->name,
-		       t->id, t->weight, t->cap, t->effective_cap, s.budget, s.debt);
+		printf("tenant %s (id %u, effective cap %" PRIu64 "): budget %" PRId64
+		       " cycles, debt %" PRIu64 "\n  settings: ", t->name, t->id,
+		       t->effective_cap, s.budget, s.debt);
+		print_set(t->settings, t->n_settings);
 		print_point("rx", &s.pt[0]);
 		print_point("tx", &s.pt[1]);
 		print_point("sched", &s.pt[2]);
@@ -520,22 +593,14 @@ p_config(const Hg__Response *rsp, const struct opts *o)
 }
 
 static const struct cmd cmds[] = {
-	{ "tenant", "add", 1, 1,
-	  O_WEIGHT | O_CAP | O_PORTS | O_EXTRA | O_RPC | O_OWNER,
-	  "tenant add NAME [--weight W] [--cap CYCLES] [--ports LO-HI] "
-	  "[--extra-cycles N] [--rpc-ports LO-HI] [--uid USER] "
-	  "[--gid GROUP|none] [--max-sessions N]",
+	{ "tenant", "add", 1, 1, O_SETTINGS,
+	  "tenant add NAME [--KEY VALUE ...]   (keys: hgctl tenant add --help)",
 	  b_tenant_add, p_ok },
-	{ "tenant", "set", 1, 1,
-	  O_WEIGHT | O_CAP | O_EXTRA | O_STEER | O_RPC | O_OWNER,
-	  "tenant set NAME [--weight W] [--cap CYCLES] [--extra-cycles N]\n"
-	  "        [--steer flow|jsq] [--quantum-factor F] [--congested-factor F]\n"
-	  "        [--thresh-wqd-us US] [--steal-threshold N] [--quantum-us US]\n"
-	  "        [--preempt on|off|always] [--wait-queue on|off] [--steal on|off]\n"
-	  "        [--rpc-ports LO-HI] [--dt-us US] [--ddrop-us US] [--alpha A]"
-	  " [--beta B]\n        [--update-us US] [--uid USER] [--gid GROUP|none]"
-	  " [--max-sessions N]",
-	  b_tenant_set, p_ok },
+	{ "tenant", "set", 1, 1, O_SETTINGS,
+	  "tenant set NAME --KEY VALUE ...     (live keys: hgctl tenant set "
+	  "NAME --help)", b_tenant_set, p_ok },
+	{ "tenant", "get", 1, 2, 0, "tenant get NAME [KEY] [--json]",
+	  b_tenant_get, p_tenant_get },
 	{ "tenant", "del", 1, 1, 0, "tenant del NAME", b_tenant_del, p_ok },
 	{ "tenant", "list", 0, 0, 0, "tenant list [--json]", b_tenant_list,
 	  p_tenant_list },
@@ -544,6 +609,8 @@ static const struct cmd cmds[] = {
 	{ "config", "get", 0, 1, 0, "config get [KEY] [--json]", b_config_get,
 	  p_config },
 	{ "config", "set", 2, 2, 0, "config set KEY VALUE", b_config_set, p_ok },
+	{ "config", "reload", 0, 0, 0, "config reload [--json]   (also: SIGHUP)",
+	  b_config_reload, p_reload },
 };
 
 static void
@@ -557,206 +624,69 @@ usage(FILE *f)
 	fprintf(f, "\n--ctl defaults to $HG_CTL or %s\n", HG_CTL_DEFAULT_PATH);
 }
 
-static double
-parse_double(const char *flag, const char *v)
+/* --KEY VALUE or --KEY=VALUE: *i moves past what it used. */
+static const char *
+option_value(int argc, char **argv, int *i, const char *eq)
 {
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(v, &end);
-	if (end == v || *end || errno)
-		die_usage("%s wants a number, not '%s'", flag, v);
-	return d;
+	if (eq != NULL)
+		return eq + 1;
+	if (*i + 1 >= argc)
+		die_usage("%s needs a value", argv[*i]);
+	return argv[++*i];
 }
 
-static uint64_t
-parse_u64(const char *flag, const char *v)
-{
-	char *end;
-	unsigned long long u;
-
-	errno = 0;
-	u = strtoull(v, &end, 10);
-	if (end == v || *end || errno || v[0] == '-')
-		die_usage("%s wants a non-negative integer, not '%s'", flag, v);
-	return u;
-}
-
+/* A flag hgctl does not know is a tenant setting: kept as a pair for the
+ * daemon's table to judge. --KEY=VALUE is split in place. */
 static void
-parse_ports(const char *v, struct opts *o)
+add_pair(struct opts *o, char *flag, char *eq, const char *value)
 {
-	unsigned lo, hi;
-	char tail;
+	Hg__KeyValue *kv = &o->kv[o->n_kv];
 
-	if (sscanf(v, "%u-%u%c", &lo, &hi, &tail) != 2 || lo == 0 || lo > hi ||
-	    hi > 65535)
-		die_usage("--ports wants LO-HI with 1 <= LO <= HI <= 65535, not '%s'", v);
-	o->port_lo = lo;
-	o->port_hi = hi;
+	if (o->n_kv == MAX_PAIRS)
+		die_usage("more than %d settings", MAX_PAIRS);
+	if (o->first_kv == NULL)
+		o->first_kv = flag;
+	if (eq != NULL)
+		*eq = '\0';
+	hg__key_value__init(kv);
+	kv->key = flag + 2;
+	kv->value = (char *)value;
+	o->kvp[o->n_kv++] = kv;
 }
 
+/* Options may come anywhere: words go to words[], options to o. */
 static int
-parse_on_off(const char *flag, const char *v)
+parse_args(int argc, char **argv, struct opts *o, char **words)
 {
-	if (strcmp(v, "on") == 0)
-		return 1;
-	if (strcmp(v, "off") != 0)
-		die_usage("%s wants on or off, not '%s'", flag, v);
-	return 0;
-}
+	int i, n = 0;
 
-static uint32_t
-parse_u32(const char *flag, const char *v)
-{
-	uint64_t u = parse_u64(flag, v);
+	for (i = 1; i < argc; i++) {
+		char *a = argv[i], *eq = strchr(a, '=');
 
-	if (u > UINT32_MAX)
-		die_usage("%s is too large", flag);
-	return (uint32_t)u;
-}
-
-/* One steering option into the TenantSet message (the daemon checks the
- * ranges, so that every client gets the same answer). */
-static void
-parse_steering(int c, const char *v, Hg__TenantSet *m)
-{
-	switch (c) {
-	case 's':
-		if (strcmp(v, "flow") != 0 && strcmp(v, "jsq") != 0)
-			die_usage("--steer wants flow or jsq, not '%s'", v);
-		m->steer = (char *)v;
-		break;
-	case 'q': m->has_quantum_factor = 1;
-		  m->quantum_factor = parse_double("--quantum-factor", v); break;
-	case 'g': m->has_congested_factor = 1;
-		  m->congested_factor = parse_double("--congested-factor", v); break;
-	case 'W': m->has_thresh_wqd_us = 1;
-		  m->thresh_wqd_us = parse_u32("--thresh-wqd-us", v); break;
-	case 'T': m->has_steal_threshold = 1;
-		  m->steal_threshold = parse_u32("--steal-threshold", v); break;
-	case 'Q': m->has_quantum_us = 1;
-		  m->quantum_us = parse_u32("--quantum-us", v); break;
-	case 'P':
-		/* "always": preempt at quantum expiry even with nothing
-		 * queued, to show what the conditional rule buys */
-		m->has_preempt = m->has_preempt_always = 1;
-		m->preempt_always = strcmp(v, "always") == 0;
-		m->preempt = m->preempt_always || parse_on_off("--preempt", v);
-		break;
-	case 'Y': m->has_wait_queue = 1;
-		  m->wait_queue = parse_on_off("--wait-queue", v); break;
-	case 'S': m->has_steal = 1; m->steal = parse_on_off("--steal", v); break;
-	case 'D': m->has_dt_us = 1; m->dt_us = parse_u32("--dt-us", v); break;
-	case 'E': m->has_ddrop_us = 1; m->ddrop_us = parse_u32("--ddrop-us", v); break;
-	case 'A': m->has_alpha = 1; m->alpha = parse_double("--alpha", v); break;
-	case 'B': m->has_beta = 1; m->beta = parse_double("--beta", v); break;
-	case 'U': m->has_update_us = 1; m->update_us = parse_u32("--update-us", v); break;
-	}
-}
-
-/* --uid and --gid take a name or a number; --gid none drops the group. */
-static void
-parse_owner(int c, const char *v, Hg__TenantSet *m)
-{
-	struct passwd *pw;
-	struct group *gr;
-
-	switch (c) {
-	case 'u':
-		m->has_uid = 1;
-		if ((pw = getpwnam(v)) != NULL)
-			m->uid = pw->pw_uid;
-		else
-			m->uid = parse_u32("--uid", v);
-		break;
-	case 'G':
-		m->has_gid = 1;
-		if (strcmp(v, "none") == 0)
-			m->gid = -1;
-		else if ((gr = getgrnam(v)) != NULL)
-			m->gid = gr->gr_gid;
-		else
-			m->gid = parse_u32("--gid", v);
-		break;
-	case 'M':
-		m->has_max_sessions = 1;
-		m->max_sessions = parse_u32("--max-sessions", v);
-		break;
-	}
-}
-
-static int
-parse_opts(int argc, char **argv, struct opts *o)
-{
-	static const struct option lo[] = {
-		{ "ctl", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "weight", required_argument, NULL, 'w' },
-		{ "cap", required_argument, NULL, 'C' },
-		{ "ports", required_argument, NULL, 'p' },
-		{ "tenant", required_argument, NULL, 't' },
-		{ "extra-cycles", required_argument, NULL, 'x' },
-		{ "steer", required_argument, NULL, 's' },
-		{ "quantum-factor", required_argument, NULL, 'q' },
-		{ "congested-factor", required_argument, NULL, 'g' },
-		{ "thresh-wqd-us", required_argument, NULL, 'W' },
-		{ "steal-threshold", required_argument, NULL, 'T' },
-		{ "quantum-us", required_argument, NULL, 'Q' },
-		{ "preempt", required_argument, NULL, 'P' },
-		{ "wait-queue", required_argument, NULL, 'Y' },
-		{ "steal", required_argument, NULL, 'S' },
-		{ "rpc-ports", required_argument, NULL, 'R' },
-		{ "dt-us", required_argument, NULL, 'D' },
-		{ "ddrop-us", required_argument, NULL, 'E' },
-		{ "alpha", required_argument, NULL, 'A' },
-		{ "beta", required_argument, NULL, 'B' },
-		{ "update-us", required_argument, NULL, 'U' },
-		{ "uid", required_argument, NULL, 'u' },
-		{ "gid", required_argument, NULL, 'G' },
-		{ "max-sessions", required_argument, NULL, 'M' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'c': o->ctl = optarg; break;
-		case 'j': o->json = 1; break;
-		case 'w': o->weight = parse_double("--weight", optarg);
-			  o->given |= O_WEIGHT; break;
-		case 'C': o->cap = parse_u64("--cap", optarg);
-			  o->given |= O_CAP; break;
-		case 'p': parse_ports(optarg, o); o->given |= O_PORTS; break;
-		case 't': o->tenant = optarg; o->given |= O_TENANT; break;
-		case 'x': o->extra = parse_u64("--extra-cycles", optarg);
-			  o->given |= O_EXTRA; break;
-		case 's': case 'q': case 'g': case 'W': case 'T': case 'Q':
-		case 'P': case 'Y': case 'S': case 'D': case 'E': case 'A': case 'B':
-		case 'U':
-			  parse_steering(c, optarg, &o->steer);
-			  o->given |= O_STEER; break;
-		case 'u': case 'G': case 'M':
-			  parse_owner(c, optarg, &o->steer);
-			  o->given |= O_OWNER; break;
-		case 'R': {
-			struct opts tmp = *o;
-
-			parse_ports(optarg, &tmp);
-			o->steer.has_rpc_lo = o->steer.has_rpc_hi = 1;
-			o->steer.rpc_lo = tmp.port_lo;
-			o->steer.rpc_hi = tmp.port_hi;
-			o->given |= O_RPC;
-			break;
-		}
-		case 'h': usage(stdout); exit(0);
-		case ':': die_usage("%s needs a value", argv[optind - 1]);
-		default: die_usage("unknown option '%s'", argv[optind - 1]);
+		if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
+			if (strcmp(a, "-h") == 0) {
+				o->help = 1;
+				continue;
+			}
+			if (n == 8)
+				die_usage("too many arguments");
+			words[n++] = a;
+		} else if (strcmp(a, "--json") == 0) {
+			o->json = 1;
+		} else if (strcmp(a, "--help") == 0) {
+			o->help = 1;
+		} else if (strncmp(a, "--ctl", 5) == 0 && (a[5] == '\0' || a[5] == '=')) {
+			o->ctl = option_value(argc, argv, &i, eq);
+		} else if (strncmp(a, "--tenant", 8) == 0 &&
+			   (a[8] == '\0' || a[8] == '=')) {
+			o->tenant = option_value(argc, argv, &i, eq);
+			o->given |= O_TENANT;
+		} else {
+			add_pair(o, a, eq, option_value(argc, argv, &i, eq));
+			o->given |= O_SETTINGS;
 		}
 	}
-	return optind;
+	return n;
 }
 
 static const struct cmd *
@@ -783,58 +713,76 @@ find_cmd(int n, char **w, int *used)
 	die_usage("unknown command '%s'", w[0]);
 }
 
-/* Options may come anywhere: collect words first, then options. */
-int
-main(int argc, char **argv)
+static Hg__Response *
+call(const char *ctl, Hg__Request *req)
 {
-	struct opts o = { .ctl = getenv("HG_CTL") ? getenv("HG_CTL")
-						  : HG_CTL_DEFAULT_PATH,
-			  .steer = HG__TENANT_SET__INIT };
-	Hg__Request req = HG__REQUEST__INIT;
-	char *words[16];
-	int n = 0, used, sock, rc, i;
-	const struct cmd *cmd;
 	Hg__Response *rsp;
+	int sock = hg_ctl_connect(ctl);
 
-	/* GNU getopt_long with "+" stops at the first word; loop so that
-	 * options before, between and after the words are all taken */
-	optind = 1;
-	while (optind < argc) {
-		parse_opts(argc, argv, &o);
-		if (optind < argc) {
-			if (n == 8)
-				die_usage("too many arguments");
-			words[n++] = argv[optind++];
-		}
-	}
-	cmd = find_cmd(n, words, &used);
-	if (n - used < cmd->min_args || n - used > cmd->max_args)
-		die_usage("usage: hgctl %s", cmd->usage);
-	if (o.given & ~cmd->allowed)
-		die_usage("option not valid for '%s%s%s'", cmd->w1,
-			  cmd->w2 ? " " : "", cmd->w2 ? cmd->w2 : "");
-	for (i = n; i < used + 2; i++)
-		words[i] = NULL;
-	cmd->build(&req, words + used, &o);
-	sock = hg_ctl_connect(o.ctl);
 	if (sock < 0) {
-		fprintf(stderr, "hgctl: cannot reach hourglassd at %s: %s\n", o.ctl,
+		fprintf(stderr, "hgctl: cannot reach hourglassd at %s: %s\n", ctl,
 			strerror(-sock));
-		return 1;
+		exit(1);
 	}
-	req.id = 1;
-	rsp = hg_ctl_call(sock, &req, NULL);
+	req->id = 1;
+	rsp = hg_ctl_call(sock, req, NULL);
 	close(sock);
 	if (rsp == NULL) {
 		fprintf(stderr, "hgctl: no answer from hourglassd: %s\n",
 			strerror(errno));
-		return 1;
+		exit(1);
 	}
 	if (rsp->status != 0) {
 		fprintf(stderr, "hgctl: %s\n", rsp->error ? rsp->error : "failed");
 		hg__response__free_unpacked(rsp, NULL);
-		return 1;
+		exit(1);
 	}
+	return rsp;
+}
+
+/* `tenant add|set [NAME] --help`: the keys, bounds and defaults come from
+ * the daemon's table, so they are never out of date. */
+static const struct cmd *
+settings_help(const struct cmd *cmd, const struct opts *o)
+{
+	static const struct cmd get = { "tenant", "get", 0, 0, 0, "",
+					b_tenant_get, p_tenant_get };
+
+	if (!o->json)
+		printf("usage: hgctl %s\n\n", cmd->usage);
+	return &get;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { .ctl = getenv("HG_CTL") ? getenv("HG_CTL")
+						  : HG_CTL_DEFAULT_PATH };
+	Hg__Request req = HG__REQUEST__INIT;
+	char *words[16] = { NULL };
+	const struct cmd *cmd;
+	Hg__Response *rsp;
+	int n, used = 0, rc;
+
+	n = parse_args(argc, argv, &o, words);
+	if (o.help && (n < 2 || strcmp(words[0], "tenant") != 0 ||
+		       (strcmp(words[1], "add") != 0 && strcmp(words[1], "set") != 0))) {
+		usage(stdout);
+		return 0;
+	}
+	cmd = find_cmd(n, words, &used);
+	if (o.help) {
+		cmd = settings_help(cmd, &o);
+		words[used] = NULL;
+	} else if (n - used < cmd->min_args || n - used > cmd->max_args) {
+		die_usage("usage: hgctl %s", cmd->usage);
+	} else if (o.given & ~cmd->allowed) {
+		die_usage("unknown option '%s' for '%s%s%s'",
+			  o.given & O_SETTINGS & ~cmd->allowed ? o.first_kv : "--tenant",
+			  cmd->w1, cmd->w2 ? " " : "", cmd->w2 ? cmd->w2 : "");
+	}
+	cmd->build(&req, words + used, &o);
+	rsp = call(o.ctl, &req);
 	rc = cmd->print(rsp, &o);
 	hg__response__free_unpacked(rsp, NULL);
 	return rc;

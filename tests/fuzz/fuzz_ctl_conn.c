@@ -21,6 +21,7 @@
 #include <event2/event.h>
 
 #include "../../slowpath/arena.h"
+#include "../../slowpath/config.h"
 #include "../../slowpath/credit_pool.h"
 #include "../../slowpath/ctl.h"
 #include "../../slowpath/preempt_timer.h"
@@ -41,14 +42,26 @@ struct end {
 	int peer;		/* our end of the socketpair */
 };
 
+/* What `config reload` reads: a file in memory, so that libFuzzer ending
+ * the process leaves nothing behind. */
+static const char conf[] =
+	"boost 0.8\n"
+	"tenant f1 ports=7300-7309 rpc-ports=7300-7300 weight=2\n"
+	"tenant f2 ports=7310-7319 steer=jsq uid=1000\n";
+
 static void
 setup(void)
 {
 	char path[64];
+	int fd;
 
 	if (base != NULL)
 		return;
 	hg_registry_init(&reg, fuzz_env());
+	fd = memfd_create("hgfz.conf", 0);
+	if (fd < 0 || write(fd, conf, sizeof(conf) - 1) != sizeof(conf) - 1)
+		exit(1);
+	snprintf(hg_cfg.config, sizeof(hg_cfg.config), "/proc/self/fd/%d", fd);
 	base = event_base_new();
 	snprintf(path, sizeof(path), "/tmp/hgfz%d.sock", (int)getpid());
 	ctl = hg_ctl_open(base, &reg, path, NULL);
@@ -168,21 +181,11 @@ step(void)
 static void
 reset(struct end *ends)
 {
-	char err[HG_ERR_LEN];
-	unsigned i, k;
+	unsigned i;
 
 	for (i = 0; i < N_CONN; i++)
 		close_end(&ends[i]);
-	for (k = 0; k < 4; k++) {
-		for (i = 0; i < HG_MAX_TENANTS; i++)
-			if (reg.t[i].used && !reg.t[i].releasing)
-				hg_tenant_del(&reg, reg.t[i].name, err);
-		hg_fp_commands(&reg.dp->core[0]);
-		hg_registry_poll(&reg);
-	}
-	for (i = 0; i < HG_MAX_TENANTS; i++)
-		if (reg.t[i].used)
-			__builtin_trap();
+	fuzz_del_all(&reg);
 }
 
 int

@@ -71,3 +71,21 @@ fuzz_env(void)
 	hg_fp_set_dp(dp);
 	return dp;
 }
+
+void
+fuzz_del_all(struct hg_registry *reg)
+{
+	char err[HG_ERR_LEN];
+	unsigned i, k;
+
+	for (k = 0; k < 4; k++) {
+		for (i = 0; i < HG_MAX_TENANTS; i++)
+			if (reg->t[i].used && !reg->t[i].releasing)
+				hg_tenant_del(reg, reg->t[i].name, err);
+		hg_fp_commands(&reg->dp->core[0]);
+		hg_registry_poll(reg);
+	}
+	for (i = 0; i < HG_MAX_TENANTS; i++)
+		if (reg->t[i].used)
+			__builtin_trap();
+}

@@ -78,10 +78,15 @@ def req(i, field, msg):
     return fv(1, i) + fl(field, msg)
 
 
+def kv(key, value):
+    """A KeyValue pair of TenantAdd/TenantSet (field 2, repeated)."""
+    return fl(2, fl(1, key) + fl(2, value))
+
+
 def tenant_add(name, lo, hi, rpc_lo=0, rpc_hi=0):
-    m = fl(1, name) + fv(4, lo) + fv(5, hi)
+    m = fl(1, name) + kv(b"ports", b"%d-%d" % (lo, hi))
     if rpc_hi:
-        m += fv(7, rpc_lo) + fv(8, rpc_hi)
+        m += kv(b"rpc-ports", b"%d-%d" % (rpc_lo, rpc_hi))
     return m
 
 
@@ -112,25 +117,29 @@ def main():
     write("ctl_frame", "tenant_add", frame(req(1, 10, tenant_add(b"a", 7000, 7009))))
     write("ctl_frame", "stats", frame(req(2, 14, b"")))
     write("ctl_frame", "attach", frame(req(3, 17, fl(1, b"a"))))
-    write("ctl_frame", "set", frame(req(4, 11, fl(1, b"a") + varint(2 << 3 | 1) +
-                                        struct.pack("<d", 2.0))))
+    write("ctl_frame", "set", frame(req(4, 11, fl(1, b"a") + kv(b"weight", b"2"))))
+    write("ctl_frame", "get", frame(req(5, 20, fl(1, b"a") + fl(2, b"cap"))))
+    write("ctl_frame", "reload", frame(req(6, 21, b"")))
 
     def crec(op, b):
         assert len(b) % 4 == 0
         return bytes([op, len(b) // 4]) + b
     add = frame(req(1, 10, tenant_add(b"a", 7000, 7009, 7000, 7001)), 4)
-    add_u = frame(req(2, 10, tenant_add(b"u", 7100, 7109) + fv(9, 1000)), 4)
+    add_u = frame(req(2, 10, tenant_add(b"u", 7100, 7109) + kv(b"uid", b"1000")), 4)
     attach = frame(req(3, 17, fl(1, b"a")), 4)
     attach_u = frame(req(3, 17, fl(1, b"u")), 4)
     ctx = frame(req(4, 18, b""), 4)
     bind = frame(req(5, 19, fv(1, 7000)), 4)
-    setw = frame(req(6, 11, fl(1, b"a") + varint(2 << 3 | 1) + struct.pack("<d", 3.0)), 4)
+    setw = frame(req(6, 11, fl(1, b"a") + kv(b"weight", b"3") + kv(b"dt-us", b"70")), 4)
+    get = frame(req(7, 20, fl(1, b"a")), 4)
+    reload = frame(req(8, 21, b""), 4)
     scrib = b"\0" + b"\0\0\0\0" + b"\xff" * 59
     write("ctl_conn", "session",
           crec(0, add) + crec(0, add_u) + crec(1, attach) + crec(1, ctx) + crec(1, ctx) +
           crec(1, bind) + crec(2, attach_u) + crec(2, ctx) + crec(4, b"") +
           crec(3, scrib) + crec(4, b"") + crec(1, setw) + crec(0, setw) +
-          crec(0x84, b"") + crec(1, attach) + crec(4, b""))
+          crec(0x84, b"") + crec(1, attach) + crec(4, b"") + crec(0, get) +
+          crec(0, reload))
 
 
 if __name__ == "__main__":

@@ -159,7 +159,7 @@ def test_update_period_is_the_pools_clock(net, daemon, cleanup):
     # one update per 200 ms: the pool can gain at most one credit each
     daemon.hgctl("tenant", "set", "clk", "--update-us", "200000", "--dt-us", "300",
                  "--ddrop-us", "3000")
-    assert credits(daemon, "clk")["update_us"] == 200000
+    assert daemon.tenants()["clk"]["update-us"] == 200000
     cleanup.append(daemon.echo("clk", 8740))
     start, t0 = credits(daemon, "clk")["pool"], time.monotonic()
     load = hgload(net, 8740, "--credits", "--rate", "500", "--duration", "1.5", "--flows", "8",
@@ -240,7 +240,7 @@ def test_sessions_are_bounded_per_tenant(net, daemon, cleanup):
                  "--rpc-ports", "8792-8792")
     cleanup.append(daemon.echo("greedy", 8791))
     cleanup.append(daemon.echo("modest", 8792))
-    assert daemon.tenants()["greedy"]["max_sessions"] == 4
+    assert daemon.tenants()["greedy"]["max-sessions"] == 4
     s = net.socket()
     s.settimeout(2)
     flags = []

@@ -29,9 +29,11 @@ def test_telemetry_views(net):
         json.loads(s.recv(16384))
         s.send(b"/hourglass/tenants")
         reply = json.loads(s.recv(65536))
-        assert reply["/hourglass/tenants"]["tele"]["weight_milli"] == 2000
+        tele = reply["/hourglass/tenants"]["tele"]
+        assert (tele["weight"], tele["ports"], tele["steer"]) == ("2", "8100-8100", "flow")
         s.send(b"/hourglass/stats")
         tele = json.loads(s.recv(65536))["/hourglass/stats"]["tele"]
+        assert tele["weight"] == "2" and tele["cap"] == "15000"
         assert tele["rx_packets"] == 0 and tele["drops"]["unbound_port"] == 0
         s.close()
     finally:

@@ -116,7 +116,8 @@ def test_only_owners_attach(net, daemon):
         assert "tenant roots: permission denied" in out, out
         t = daemon.tenants()
         assert t["roots"]["attach_refused"] == 1 and t["roots"]["apps"] == 0
-        assert t["mine"]["owner"] == {"uid": NOBODY, "gid": None}
+        assert (t["mine"]["uid"], t["mine"]["gid"]) == (NOBODY, "none")
+        assert (t["grp"]["uid"], t["grp"]["gid"]) == (0, NOBODY)
         assert daemon.stats()["control"]["attach_refused"] >= 1
     finally:
         for p in (ok, grp):

@@ -133,8 +133,10 @@ def test_steering_settings_show_and_validate(daemon):
                  "--congested-factor", "20", "--thresh-wqd-us", "100",
                  "--steal-threshold", "4", "--preempt", "off", "--wait-queue", "off",
                  "--steal", "off", "--quantum-us", "15")
-    st = steering(daemon, "knobs")
-    assert st == {"steer": "jsq", "quantum_factor": 3.0, "congested_factor": 20.0,
-                  "thresh_wqd_us": 100, "steal_threshold": 4, "preempt": False,
-                  "preempt_always": False, "wait_queue": False, "steal": False, "quantum_us": 15,
-                  "preemptions": 0, "congested_apps": 0}
+    t = daemon.tenants()["knobs"]
+    got = {k: t[k] for k in ("steer", "quantum-factor", "congested-factor", "thresh-wqd-us",
+                             "steal-threshold", "preempt", "wait-queue", "steal", "quantum-us")}
+    assert got == {"steer": "jsq", "quantum-factor": 3.0, "congested-factor": 20.0,
+                   "thresh-wqd-us": 100, "steal-threshold": 4, "preempt": "off",
+                   "wait-queue": "off", "steal": "off", "quantum-us": 15}
+    assert t["steering"] == {"preemptions": 0, "congested_apps": 0}

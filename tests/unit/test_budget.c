@@ -206,11 +206,11 @@ setup(void)
 	reg->dp = dp;
 	for (int i = 0; i < 2; i++) {
 		reg->t[i].used = 1;
-		reg->t[i].cap = dp->cap[i] = 15000;
+		reg->t[i].cfg.cap = dp->cap[i] = 15000;
 		dp->core[0].t[i].bud.last = dp->core[1].t[i].bud.last = T0;
 	}
-	reg->t[0].weight = 3;
-	reg->t[1].weight = 1;
+	reg->t[0].cfg.weight = 3;
+	reg->t[1].cfg.weight = 1;
 	changed();
 }
 
@@ -253,7 +253,7 @@ Test(tick, publishes_rates_by_weight_once_per_period)
 	cr_assert_eq(left(0, 0, T0 + 3000), 637 + 1275);
 	cr_assert_eq(left(0, 1, T0 + 3000), 212 + 425);
 	/* a live weight change shows from the next tick */
-	reg->t[1].weight = 3;
+	reg->t[1].cfg.weight = 3;
 	changed();
 	hg_refill_tick(reg, &r, T0 + 3000, 1000);
 	cr_assert_eq(left(0, 1, T0 + 4000), 212 + 425 + 425);
@@ -272,7 +272,7 @@ Test(tick, an_idle_tenants_budget_never_exceeds_its_cap)
 	}
 	cr_assert_eq(left(0, 0, now), 15000);
 	cr_assert(!hg_tset_has(&reg->awake, 0), "a full, quiet tenant settles");
-	reg->t[0].cap = dp->cap[0] = 4000;		/* lowered live */
+	reg->t[0].cfg.cap = dp->cap[0] = 4000;		/* lowered live */
 	changed();
 	hg_refill_tick(reg, &r, now, 1000);
 	cr_assert_eq(left(0, 0, now), 4000);
@@ -294,7 +294,7 @@ Test(tick, a_settling_tenant_publishes_its_credit_settings)
 		dp->core[c].t[0].bud.granted = 15000;	/* full */
 	}
 	reg->tsc_us = 1000;
-	reg->t[0].credit = (struct hg_credit_cfg){ .rpc_lo = 9, .rpc_hi = 9,
+	reg->t[0].cfg.credit = (struct hg_credit_cfg){ .rpc_lo = 9, .rpc_hi = 9,
 						   .dt_us = 2000, .ddrop_us = 5000 };
 	reg->t[0].pool = HG_CREDIT_MAX_SESSION;
 	reg->t[0].dm_tsc = 777;				/* from before it slept */
@@ -357,7 +357,7 @@ Test(tick, the_cap_follows_the_measured_cost_per_datagram)
 	work(8, 90000);				/* too few for a sample */
 	hg_refill_tick(reg, &r, T0 + 3000, 1000);
 	cr_assert_eq(reg->t[0].cost, (3 * 50000 + 10000) / 4);
-	reg->t[0].cap = 9000000;		/* a configured cap above it wins */
+	reg->t[0].cfg.cap = 9000000;		/* a configured cap above it wins */
 	cr_assert_eq(hg_refill_cap(&reg->t[0]), 9000000);
 	reg->t[0].cost = 10000000;		/* bounded whatever it costs */
 	cr_assert_eq(hg_refill_cap(&reg->t[0]), 50000000);
@@ -378,11 +378,11 @@ simulate(double w0, double w1, int protect, uint64_t served[2])
 	uint64_t now = T0, next_tick = T0 + tick, rng = 42;
 	unsigned rr = 0;
 
-	reg->t[0].weight = w0;
-	reg->t[1].weight = w1;
+	reg->t[0].cfg.weight = w0;
+	reg->t[1].cfg.weight = w1;
 	dp->weight_q[0] = (uint32_t)(w0 * 100);
 	dp->weight_q[1] = (uint32_t)(w1 * 100);
-	reg->t[0].cap = reg->t[1].cap = dp->cap[0] = dp->cap[1] = 100000;
+	reg->t[0].cfg.cap = reg->t[1].cfg.cap = dp->cap[0] = dp->cap[1] = 100000;
 	hg_refill_init(&r, T0);
 	served[0] = served[1] = 0;
 	struct hg_tset work = { 0 };
@@ -452,8 +452,7 @@ Test(tick, the_timer_asks_for_the_fine_pace_only_while_it_watches)
 	dp->tenant[0].ctx_shm = cs;
 	dp->tenant[0].app_shm = as;
 	reg->t[0].ctx_used[0] = 1;
-	reg->t[0].steer.preempt = 1;
-	reg->t[0].steer.preempt_always = 1;	/* no rings to look at */
+	reg->t[0].cfg.steer.preempt = HG_PREEMPT_ALWAYS;	/* no rings to look at */
 	cr_assert_eq(hg_timer_tick(reg, &tm, 1000 * ms), 0, "nothing running");
 	cs[0].in_long = 1;
 	cs[0].long_start_ns = 1000 * ms;
@@ -463,7 +462,7 @@ Test(tick, the_timer_asks_for_the_fine_pace_only_while_it_watches)
 	cs[0].in_long = 0;
 	cr_assert_eq(hg_timer_tick(reg, &tm, 1050 * ms), 1, "held after it");
 	cr_assert_eq(hg_timer_tick(reg, &tm, 1102 * ms), 0, "hold over");
-	reg->t[1].steer.thresh_wqd_us = 50;
+	reg->t[1].cfg.steer.thresh_wqd_us = 50;
 	cr_assert_eq(hg_timer_tick(reg, &tm, 1103 * ms), 1, "a queue to watch");
 	hg_tset_del(&reg->awake, 1);
 	cr_assert_eq(hg_timer_tick(reg, &tm, 1104 * ms), 0, "only awake tenants");

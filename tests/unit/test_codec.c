@@ -55,15 +55,18 @@ Test(codec, request_roundtrip)
 {
 	Hg__Request req = HG__REQUEST__INIT, *back;
 	Hg__TenantAdd add = HG__TENANT_ADD__INIT;
+	Hg__KeyValue w = HG__KEY_VALUE__INIT, p = HG__KEY_VALUE__INIT;
+	Hg__KeyValue *kv[] = { &w, &p };
 	uint8_t *buf;
 	size_t n;
 
 	add.name = "gold";
-	add.has_weight = 1;
-	add.weight = 3;
-	add.has_port_lo = add.has_port_hi = 1;
-	add.port_lo = 7000;
-	add.port_hi = 7009;
+	w.key = "weight";
+	w.value = "3";
+	p.key = "ports";
+	p.value = "7000-7009";
+	add.settings = kv;
+	add.n_settings = 2;
 	req.id = 42;
 	req.body_case = HG__REQUEST__BODY_TENANT_ADD;
 	req.tenant_add = &add;
@@ -75,9 +78,10 @@ Test(codec, request_roundtrip)
 	cr_assert_eq(back->id, 42);
 	cr_assert_eq(back->body_case, HG__REQUEST__BODY_TENANT_ADD);
 	cr_assert_str_eq(back->tenant_add->name, "gold");
-	cr_assert_eq(back->tenant_add->weight, 3);
-	cr_assert(!back->tenant_add->has_cap);
-	cr_assert_eq(back->tenant_add->port_hi, 7009);
+	cr_assert_eq(back->tenant_add->n_settings, 2, "the pairs, in order");
+	cr_assert_str_eq(back->tenant_add->settings[0]->key, "weight");
+	cr_assert_str_eq(back->tenant_add->settings[0]->value, "3");
+	cr_assert_str_eq(back->tenant_add->settings[1]->value, "7000-7009");
 	hg__request__free_unpacked(back, NULL);
 	free(buf);
 }

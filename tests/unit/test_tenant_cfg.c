@@ -37,8 +37,8 @@ Test(tenant_cfg, defaults_are_the_designs)
 	cr_assert_eq(c.steer.quantum_factor, 2.0);
 	cr_assert_eq(c.steer.congested_factor, 10.0);
 	cr_assert_eq(c.steer.steal_threshold, 1);
-	cr_assert(c.steer.preempt && c.steer.wait_queue && c.steer.steal);
-	cr_assert_eq(c.steer.preempt_always, 0);
+	cr_assert_eq(c.steer.preempt, HG_PREEMPT_ON);
+	cr_assert(c.steer.wait_queue && c.steer.steal);
 	cr_assert_eq(c.credit.dt_us, 50);
 	cr_assert_eq(c.credit.ddrop_us, 100);
 	cr_assert_eq(c.credit.beta, 0.02);
@@ -91,6 +91,8 @@ Test(tenant_cfg, bounds_and_types_are_the_tables)
 	cr_assert_eq(c.steer.jsq, 1);
 	cr_assert_eq(set("steer", "random", 0), -EINVAL);
 	cr_assert(strstr(err, "flow|jsq") != NULL, "%s", err);
+	cr_assert_eq(set("preempt", "always", 0), 0);
+	cr_assert_eq(c.steer.preempt, HG_PREEMPT_ALWAYS);
 	cr_assert_eq(set("gid", "-2", 0), -EINVAL);
 	cr_assert_eq(set("gid", "-1", 0), 0);
 	cr_assert_eq(set("weight", "nan", 0), -EINVAL);
@@ -148,4 +150,72 @@ Test(tenant_cfg, rules_across_settings)
 	cr_assert_eq(hg_tenant_cfg_check(&c, err, sizeof(err)), -EINVAL);
 	cr_assert_eq(set("ports", "7000-7009", 1), 0);
 	cr_assert_eq(hg_tenant_cfg_check(&c, err, sizeof(err)), 0);
+}
+
+Test(tenant_cfg, owners_by_name_or_number)
+{
+	char v[32];
+
+	cr_assert_eq(set("uid", "nobody", 0), 0);
+	cr_assert_eq(c.uid, 65534);
+	cr_assert_eq(set("uid", "no-such-user-here", 0), -EINVAL);
+	cr_assert(strstr(err, "a user name or") != NULL, "%s", err);
+	cr_assert_eq(set("gid", "root", 0), 0);
+	cr_assert_eq(c.gid, 0);
+	cr_assert_eq(set("gid", "none", 0), 0);
+	cr_assert_eq(c.gid, -1);
+	hg_tenant_cfg_format(&c, hg_tenant_setting_find("gid"), v, sizeof(v));
+	cr_assert_str_eq(v, "none");
+	cr_assert(!hg_tenant_setting_numeric(hg_tenant_setting_find("gid"), v));
+	cr_assert_eq(set("gid", "4294967295", 0), -EINVAL);
+}
+
+Test(tenant_cfg, apply_takes_every_pair_then_the_rules)
+{
+	const struct hg_kv ok[] = { { "ports", "7000-7009" }, { "weight", "2" },
+				    { "rpc-ports", "7000-7001" } };
+	const struct hg_kv bad[] = { { "weight", "4" }, { "ddrop-us", "10" } };
+
+	cr_assert_eq(hg_tenant_cfg_apply(&c, ok, 3, 1, &changed, err,
+					 sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.weight, 2);
+	cr_assert_eq(c.credit.rpc_hi, 7001);
+	cr_assert_eq(hg_tenant_cfg_apply(&c, bad, 2, 0, &changed, err,
+					 sizeof(err)), -EINVAL,
+		     "D_drop 10 < D_t 50: the rules across settings run last");
+	cr_assert(strstr(err, "ddrop-us") != NULL, "%s", err);
+	cr_assert_eq(hg_tenant_cfg_apply(&c, ok, 1, 0, &changed, err,
+					 sizeof(err)), -EPERM, "ports are fixed");
+}
+
+Test(tenant_cfg, diff_names_what_changed_and_what_cannot)
+{
+	const struct hg_tenant_setting *fixed;
+	struct hg_tenant_cfg b = c;
+
+	cr_assert_eq(hg_tenant_cfg_diff(&c, &b, &fixed), 0);
+	cr_assert_null(fixed);
+	b.weight = 5;
+	b.credit.dt_us = 70;
+	cr_assert_eq(hg_tenant_cfg_diff(&c, &b, &fixed),
+		     HG_TCFG_PUB_BUDGET | HG_TCFG_PUB_CREDIT);
+	cr_assert_null(fixed, "both are live");
+	b.port_lo = b.port_hi = 9;
+	hg_tenant_cfg_diff(&c, &b, &fixed);
+	cr_assert_not_null(fixed);
+	cr_assert_str_eq(fixed->name, "ports");
+	cr_assert(!hg_tenant_cfg_same(&c, &b, hg_tenant_setting_find("weight")));
+	cr_assert(hg_tenant_cfg_same(&c, &b, hg_tenant_setting_find("cap")));
+}
+
+Test(tenant_cfg, bounds_text_for_help)
+{
+	char b[96];
+
+	hg_tenant_setting_bounds(hg_tenant_setting_find("preempt"), b, sizeof(b));
+	cr_assert_str_eq(b, "off|on|always");
+	hg_tenant_setting_bounds(hg_tenant_setting_find("beta"), b, sizeof(b));
+	cr_assert_str_eq(b, "(0, 1]");
+	cr_assert(hg_tenant_setting_numeric(hg_tenant_setting_find("weight"), "2"));
+	cr_assert(!hg_tenant_setting_numeric(hg_tenant_setting_find("ports"), "1-2"));
 }
