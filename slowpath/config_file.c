@@ -138,13 +138,16 @@ int
 hg_conf_parse(char *text, size_t len, struct hg_conf_file *f, char *err,
 	      size_t errlen)
 {
+	const char *nul = memchr(text, '\0', len);
 	char *line = text, *nl;
 	int lineno = 0, rc = 0;
 
 	memset(f, 0, sizeof(*f));
 	f->buf = text;
-	if (memchr(text, '\0', len) != NULL) {
-		snprintf(err, errlen, "0: the file holds a NUL byte");
+	if (nul != NULL) {
+		for (; line < nul; line++)
+			lineno += *line == '\n';
+		snprintf(err, errlen, "%d: a NUL byte", lineno + 1);
 		return -EINVAL;
 	}
 	text[len] = '\0';

@@ -103,28 +103,20 @@ pairs(struct call *c, Hg__KeyValue **m, size_t n)
 	return kv;
 }
 
+/* tenant add and tenant set: the same pairs, for a new tenant or a
+ * running one. */
 static int
-cmd_tenant_add(struct call *c)
+cmd_tenant_change(struct call *c)
 {
-	const Hg__TenantAdd *m = c->req->tenant_add;
+	int add = c->req->body_case == HG__REQUEST__BODY_TENANT_ADD;
+	const Hg__TenantChange *m = add ? c->req->tenant_add : c->req->tenant_set;
 	struct hg_kv *kv = pairs(c, m->settings, m->n_settings);
 
 	if (kv == NULL)
 		return -ENOMEM;
-	return hg_tenant_add_kv(c->conn->ctl->reg, m->name, kv, m->n_settings,
-				c->err);
-}
-
-static int
-cmd_tenant_set(struct call *c)
-{
-	const Hg__TenantSet *m = c->req->tenant_set;
-	struct hg_kv *kv = pairs(c, m->settings, m->n_settings);
-
-	if (kv == NULL)
-		return -ENOMEM;
-	return hg_tenant_set_kv(c->conn->ctl->reg, m->name, kv, m->n_settings,
-				c->err);
+	return (add ? hg_tenant_add_kv : hg_tenant_set_kv)(c->conn->ctl->reg,
+							   m->name, kv,
+							   m->n_settings, c->err);
 }
 
 static int
@@ -338,8 +330,8 @@ cmd_bind(struct call *c)
  * reading (tenant list, stats) is the operator's: it would show every
  * tenant's names, ports and load to any local user. */
 static const struct command commands[] = {
-	{ HG__REQUEST__BODY_TENANT_ADD, "tenant add", ANY, 0, cmd_tenant_add },
-	{ HG__REQUEST__BODY_TENANT_SET, "tenant set", ANY, 0, cmd_tenant_set },
+	{ HG__REQUEST__BODY_TENANT_ADD, "tenant add", ANY, 0, cmd_tenant_change },
+	{ HG__REQUEST__BODY_TENANT_SET, "tenant set", ANY, 0, cmd_tenant_change },
 	{ HG__REQUEST__BODY_TENANT_DEL, "tenant del", ANY, 0, cmd_tenant_del },
 	{ HG__REQUEST__BODY_TENANT_LIST, "tenant list", ANY, 0, cmd_tenant_list },
 	{ HG__REQUEST__BODY_TENANT_GET, "tenant get", ANY, 0, cmd_tenant_get },

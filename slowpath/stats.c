@@ -440,51 +440,36 @@ tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
 }
 
 static int
-tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
-	  struct rte_tel_data *d)
+fill_stats(struct rte_tel_data *d, struct hg_arena *a)
 {
-	struct hg_arena a = { 0 };
-	Hg__Stats *s;
+	Hg__Stats *s = hg_stats_collect(tel_reg, -1, a);
+	char key[32];
 	size_t i;
 
-	pthread_mutex_lock(&tel_reg->lock);
-	s = hg_stats_collect(tel_reg, -1, &a);
-	rte_tel_data_start_dict(d);
-	if (s != NULL) {
-		rte_tel_data_add_dict_u64(d, "tsc_hz", s->tsc_hz);
-		for (i = 0; i < s->n_tenants; i++)
-			tel_tenant(d, s->tenants[i]);
-		for (i = 0; i < s->n_cores; i++) {
-			char key[32];
-
-			snprintf(key, sizeof(key), "core%u_drops", s->cores[i]->core);
-			tel_counters(d, key, s->cores[i]->drops, s->cores[i]->n_drops);
-			snprintf(key, sizeof(key), "core%u_unattributed_cycles",
-				 s->cores[i]->core);
-			rte_tel_data_add_dict_u64(d, key,
-						  s->cores[i]->unattributed_cycles);
-		}
+	if (s == NULL)
+		return -ENOMEM;
+	rte_tel_data_add_dict_u64(d, "tsc_hz", s->tsc_hz);
+	for (i = 0; i < s->n_tenants; i++)
+		tel_tenant(d, s->tenants[i]);
+	for (i = 0; i < s->n_cores; i++) {
+		snprintf(key, sizeof(key), "core%u_drops", s->cores[i]->core);
+		tel_counters(d, key, s->cores[i]->drops, s->cores[i]->n_drops);
+		snprintf(key, sizeof(key), "core%u_unattributed_cycles",
+			 s->cores[i]->core);
+		rte_tel_data_add_dict_u64(d, key, s->cores[i]->unattributed_cycles);
 	}
-	pthread_mutex_unlock(&tel_reg->lock);
-	hg_arena_free(&a);
-	return s ? 0 : -ENOMEM;
+	return 0;
 }
 
 static int
-tel_tenants(const char *cmd __rte_unused, const char *params __rte_unused,
-	    struct rte_tel_data *d)
+fill_tenants(struct rte_tel_data *d, struct hg_arena *a)
 {
-	struct hg_arena a = { 0 };
-	Hg__TenantList *l;
+	Hg__TenantList *l = hg_tenants_collect(tel_reg, a);
+	struct rte_tel_data *x;
 	size_t i;
 
-	pthread_mutex_lock(&tel_reg->lock);
-	l = hg_tenants_collect(tel_reg, &a);
-	rte_tel_data_start_dict(d);
 	for (i = 0; l != NULL && i < l->n_tenants; i++) {
-		struct rte_tel_data *x = rte_tel_data_alloc();
-
-		if (x == NULL)
+		if ((x = rte_tel_data_alloc()) == NULL)
 			break;
 		rte_tel_data_start_dict(x);
 		rte_tel_data_add_dict_u64(x, "id", l->tenants[i]->id);
@@ -493,8 +478,6 @@ tel_tenants(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_add_dict_u64(x, "contexts", l->tenants[i]->contexts);
 		rte_tel_data_add_dict_container(d, l->tenants[i]->name, x, 0);
 	}
-	pthread_mutex_unlock(&tel_reg->lock);
-	hg_arena_free(&a);
 	return l ? 0 : -ENOMEM;
 }
 
@@ -508,14 +491,50 @@ tel_config_entry(void *arg, const char *key, const char *value, int live,
 }
 
 static int
+fill_config(struct rte_tel_data *d, struct hg_arena *a)
+{
+	(void)a;
+	hg_config_foreach(tel_config_entry, d);
+	return 0;
+}
+
+/* Every view: a dict filled under the registry lock (DPDK's telemetry
+ * thread reads while the slow path may change tenants), its reply
+ * memory freed after. */
+static int
+tel_view(struct rte_tel_data *d, int (*fill)(struct rte_tel_data *,
+					     struct hg_arena *))
+{
+	struct hg_arena a = { 0 };
+	int rc;
+
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&tel_reg->lock);
+	rc = fill(d, &a);
+	pthread_mutex_unlock(&tel_reg->lock);
+	hg_arena_free(&a);
+	return rc;
+}
+
+static int
+tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
+	  struct rte_tel_data *d)
+{
+	return tel_view(d, fill_stats);
+}
+
+static int
+tel_tenants(const char *cmd __rte_unused, const char *params __rte_unused,
+	    struct rte_tel_data *d)
+{
+	return tel_view(d, fill_tenants);
+}
+
+static int
 tel_config(const char *cmd __rte_unused, const char *params __rte_unused,
 	   struct rte_tel_data *d)
 {
-	rte_tel_data_start_dict(d);
-	pthread_mutex_lock(&tel_reg->lock);
-	hg_config_foreach(tel_config_entry, d);
-	pthread_mutex_unlock(&tel_reg->lock);
-	return 0;
+	return tel_view(d, fill_config);
 }
 
 void
@@ -525,7 +544,7 @@ hg_telemetry_register(struct hg_registry *reg)
 	rte_telemetry_register_cmd("/hourglass/stats", tel_stats,
 				   "Per-tenant cycles and packets per point, drops");
 	rte_telemetry_register_cmd("/hourglass/tenants", tel_tenants,
-				   "Tenants with weight, cap, ports, apps");
+				   "Tenants: every setting, apps, contexts");
 	rte_telemetry_register_cmd("/hourglass/config", tel_config,
 				   "Daemon settings");
 }

@@ -41,126 +41,51 @@ struct cmd {
 	int min_args, max_args;	/* positional arguments after the words */
 	unsigned allowed;	/* O_* options it takes */
 	const char *usage;
-	int (*build)(Hg__Request *req, char **args, const struct opts *o);
+	Hg__Request__BodyCase body;
+	Hg__Response__BodyCase reply;	/* what a success carries */
 	int (*print)(const Hg__Response *rsp, const struct opts *o);
 };
 
 #define die_usage(...) hg_die(2, "hgctl", " (see hgctl --help)", __VA_ARGS__)
 
-/* ---- request builders; each body lives in static storage ---- */
+/* ---- requests ---- */
 
-static int
-b_tenant_add(Hg__Request *r, char **a, const struct opts *o)
+/* Fills r's body for cmd from its words a and the options; every body
+ * lives in static storage. tenant get without a name (what `tenant add|set
+ * --help` asks) is the table itself. tenant add and set share a oneof
+ * slot and a message. */
+static void
+build(Hg__Request *r, const struct cmd *cmd, char **a, const struct opts *o)
 {
-	static Hg__TenantAdd m = HG__TENANT_ADD__INIT;
+	static Hg__TenantChange change = HG__TENANT_CHANGE__INIT;
+	static Hg__TenantGet get = HG__TENANT_GET__INIT;
+	static Hg__TenantName name = HG__TENANT_NAME__INIT;
+	static Hg__StatsGet stats = HG__STATS_GET__INIT;
+	static Hg__ConfigGet cget = HG__CONFIG_GET__INIT;
+	static Hg__ConfigSet cset = HG__CONFIG_SET__INIT;
+	static Hg__Empty empty = HG__EMPTY__INIT;
 
-	m.name = a[0];
-	m.settings = (Hg__KeyValue **)o->kvp;
-	m.n_settings = o->n_kv;
-	r->body_case = HG__REQUEST__BODY_TENANT_ADD;
-	r->tenant_add = &m;
-	return 0;
-}
-
-static int
-b_tenant_set(Hg__Request *r, char **a, const struct opts *o)
-{
-	static Hg__TenantSet m = HG__TENANT_SET__INIT;
-
-	if (o->n_kv == 0)
+	/* every body gets its fields; only cmd's is sent */
+	change.name = get.name = name.name = a[0];
+	change.settings = (Hg__KeyValue **)o->kvp;
+	change.n_settings = o->n_kv;
+	get.key = a[0] ? a[1] : NULL;
+	stats.tenant = (char *)o->tenant;
+	cget.key = cset.key = a[0];
+	cset.value = a[1];
+	if (cmd->body == HG__REQUEST__BODY_TENANT_SET && o->n_kv == 0)
 		die_usage("tenant set: give at least one setting");
-	m.name = a[0];
-	m.settings = (Hg__KeyValue **)o->kvp;
-	m.n_settings = o->n_kv;
-	r->body_case = HG__REQUEST__BODY_TENANT_SET;
-	r->tenant_set = &m;
-	return 0;
-}
-
-/* tenant get NAME [KEY]; also what `tenant add|set --help` asks: the
- * table without a tenant (NAME NULL) */
-static int
-b_tenant_get(Hg__Request *r, char **a, const struct opts *o)
-{
-	static Hg__TenantGet m = HG__TENANT_GET__INIT;
-
-	(void)o;
-	m.name = a[0];
-	m.key = a[0] ? a[1] : NULL;
-	r->body_case = HG__REQUEST__BODY_TENANT_GET;
-	r->tenant_get = &m;
-	return 0;
-}
-
-static int
-b_tenant_del(Hg__Request *r, char **a, const struct opts *o)
-{
-	static Hg__TenantName m = HG__TENANT_NAME__INIT;
-
-	(void)o;
-	m.name = a[0];
-	r->body_case = HG__REQUEST__BODY_TENANT_DEL;
-	r->tenant_del = &m;
-	return 0;
-}
-
-static Hg__Empty empty = HG__EMPTY__INIT;
-
-static int
-b_tenant_list(Hg__Request *r, char **a, const struct opts *o)
-{
-	(void)a;
-	(void)o;
-	r->body_case = HG__REQUEST__BODY_TENANT_LIST;
-	r->tenant_list = &empty;
-	return 0;
-}
-
-static int
-b_stats(Hg__Request *r, char **a, const struct opts *o)
-{
-	static Hg__StatsGet m = HG__STATS_GET__INIT;
-
-	(void)a;
-	m.tenant = (char *)o->tenant;
-	r->body_case = HG__REQUEST__BODY_STATS;
-	r->stats = &m;
-	return 0;
-}
-
-static int
-b_config_get(Hg__Request *r, char **a, const struct opts *o)
-{
-	static Hg__ConfigGet m = HG__CONFIG_GET__INIT;
-
-	(void)o;
-	m.key = a[0];
-	r->body_case = HG__REQUEST__BODY_CONFIG_GET;
-	r->config_get = &m;
-	return 0;
-}
-
-static int
-b_config_set(Hg__Request *r, char **a, const struct opts *o)
-{
-	static Hg__ConfigSet m = HG__CONFIG_SET__INIT;
-
-	(void)o;
-	m.key = a[0];
-	m.value = a[1];
-	r->body_case = HG__REQUEST__BODY_CONFIG_SET;
-	r->config_set = &m;
-	return 0;
-}
-
-static int
-b_config_reload(Hg__Request *r, char **a, const struct opts *o)
-{
-	(void)a;
-	(void)o;
-	r->body_case = HG__REQUEST__BODY_CONFIG_RELOAD;
-	r->config_reload = &empty;
-	return 0;
+	r->body_case = cmd->body;
+	switch (cmd->body) {
+	case HG__REQUEST__BODY_TENANT_ADD:
+	case HG__REQUEST__BODY_TENANT_SET: r->tenant_add = &change; break;
+	case HG__REQUEST__BODY_TENANT_GET: r->tenant_get = &get; break;
+	case HG__REQUEST__BODY_TENANT_DEL: r->tenant_del = &name; break;
+	case HG__REQUEST__BODY_STATS: r->stats = &stats; break;
+	case HG__REQUEST__BODY_CONFIG_GET: r->config_get = &cget; break;
+	case HG__REQUEST__BODY_CONFIG_SET: r->config_set = &cset; break;
+	default: r->tenant_list = &empty;	/* tenant list, config reload */
+	}
 }
 
 /* ---- output ---- */
@@ -220,12 +145,11 @@ print_set(Hg__TenantSetting **s, size_t n)
 	puts(k ? "" : "(defaults)");
 }
 
+/* The credit controller's state; null for a tenant without RPC ports. */
 static json_t *
 credits_json(const Hg__Credits *c)
 {
-	if (c == NULL)
-		return json_null();
-	return json_pack("{s:I, s:I, s:i, s:i, s:I, s:f}",
+	return c == NULL ? json_null() : json_pack("{s:I, s:I, s:i, s:i, s:I, s:f}",
 			 "pool", (json_int_t)c->pool, "issued", (json_int_t)c->issued,
 			 "sessions", (int)c->sessions, "drained", (int)c->drained,
 			 "credit_updates", (json_int_t)c->credit_updates,
@@ -260,8 +184,6 @@ p_tenant_list(const Hg__Response *rsp, const struct opts *o)
 	const Hg__TenantList *l = rsp->tenants;
 	size_t i;
 
-	if (l == NULL)
-		return 1;
 	if (o->json) {
 		json_t *arr = json_array();
 
@@ -288,13 +210,9 @@ p_tenant_get(const Hg__Response *rsp, const struct opts *o)
 	const Hg__TenantSettings *ts = rsp->tenant_settings;
 	size_t i;
 
-	if (ts == NULL)
-		return 1;
-	if (o->json) {
-		json_t *j = json_object();
-
-		return emit_json(settings_into(j, ts->settings, ts->n_settings));
-	}
+	if (o->json)
+		return emit_json(settings_into(json_object(), ts->settings,
+					       ts->n_settings));
 	if (ts->name != NULL && ts->n_settings == 1) {	/* one value: scripts */
 		puts(ts->settings[0]->value);
 		return 0;
@@ -320,25 +238,24 @@ p_tenant_get(const Hg__Response *rsp, const struct opts *o)
 	return 0;
 }
 
+/* config reload: each change on a line of its own, or in a JSON list. */
 static int
 p_reload(const Hg__Response *rsp, const struct opts *o)
 {
 	const Hg__ReloadReport *r = rsp->reload;
-	size_t i;
+	json_t *changes = json_array();
+	size_t i, n = r->n_changes;
 
-	if (r == NULL)
-		return 1;
-	if (o->json) {
-		json_t *arr = json_array();
-
-		for (i = 0; i < r->n_changes; i++)
-			json_array_append_new(arr, json_string(r->changes[i]));
-		return emit_json(json_pack("{s:o}", "changes", arr));
-	}
-	if (r->n_changes == 0)
+	for (i = 0; i < n; i++)
+		if (o->json)
+			json_array_append_new(changes, json_string(r->changes[i]));
+		else
+			puts(r->changes[i]);
+	if (o->json)
+		return emit_json(json_pack("{s:o}", "changes", changes));
+	json_decref(changes);
+	if (n == 0)
 		puts("nothing changed");
-	for (i = 0; i < r->n_changes; i++)
-		puts(r->changes[i]);
 	return 0;
 }
 
@@ -518,8 +435,6 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 	const Hg__Stats *st = rsp->stats;
 	size_t i, c;
 
-	if (st == NULL)
-		return 1;
 	if (o->json) {
 		json_t *ts = json_array(), *cs = json_array();
 
@@ -572,45 +487,45 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 static int
 p_config(const Hg__Response *rsp, const struct opts *o)
 {
-	const Hg__Config *c = rsp->config;
+	json_t *j = o->json ? json_object() : NULL;
 	size_t i;
 
-	if (c == NULL)
-		return 1;
-	if (o->json) {
-		json_t *j = json_object();
+	for (i = 0; i < rsp->config->n_entries; i++) {
+		const Hg__ConfigEntry *e = rsp->config->entries[i];
 
-		for (i = 0; i < c->n_entries; i++)
-			json_object_set_new(j, c->entries[i]->key,
-					    json_string(c->entries[i]->value));
-		return emit_json(j);
+		if (j != NULL)
+			json_object_set_new(j, e->key, json_string(e->value));
+		else
+			printf("%-12s %-26s %s%s\n", e->key, e->value, e->help,
+			       e->live ? "" : " [startup only]");
 	}
-	for (i = 0; i < c->n_entries; i++)
-		printf("%-12s %-26s %s%s\n", c->entries[i]->key,
-		       c->entries[i]->value, c->entries[i]->help,
-		       c->entries[i]->live ? "" : " [startup only]");
-	return 0;
+	return j != NULL ? emit_json(j) : 0;
 }
 
 static const struct cmd cmds[] = {
 	{ "tenant", "add", 1, 1, O_SETTINGS,
 	  "tenant add NAME [--KEY VALUE ...]   (keys: hgctl tenant add --help)",
-	  b_tenant_add, p_ok },
+	  HG__REQUEST__BODY_TENANT_ADD, HG__RESPONSE__BODY__NOT_SET, p_ok },
 	{ "tenant", "set", 1, 1, O_SETTINGS,
 	  "tenant set NAME --KEY VALUE ...     (live keys: hgctl tenant set "
-	  "NAME --help)", b_tenant_set, p_ok },
+	  "NAME --help)", HG__REQUEST__BODY_TENANT_SET, HG__RESPONSE__BODY__NOT_SET, p_ok },
 	{ "tenant", "get", 1, 2, 0, "tenant get NAME [KEY] [--json]",
-	  b_tenant_get, p_tenant_get },
-	{ "tenant", "del", 1, 1, 0, "tenant del NAME", b_tenant_del, p_ok },
-	{ "tenant", "list", 0, 0, 0, "tenant list [--json]", b_tenant_list,
+	  HG__REQUEST__BODY_TENANT_GET,
+	  HG__RESPONSE__BODY_TENANT_SETTINGS, p_tenant_get },
+	{ "tenant", "del", 1, 1, 0, "tenant del NAME", HG__REQUEST__BODY_TENANT_DEL, HG__RESPONSE__BODY__NOT_SET, p_ok },
+	{ "tenant", "list", 0, 0, 0, "tenant list [--json]", HG__REQUEST__BODY_TENANT_LIST,
+	  HG__RESPONSE__BODY_TENANTS,
 	  p_tenant_list },
 	{ "stats", NULL, 0, 0, O_TENANT, "stats [--json] [--tenant NAME]",
-	  b_stats, p_stats },
-	{ "config", "get", 0, 1, 0, "config get [KEY] [--json]", b_config_get,
+	  HG__REQUEST__BODY_STATS,
+	  HG__RESPONSE__BODY_STATS, p_stats },
+	{ "config", "get", 0, 1, 0, "config get [KEY] [--json]", HG__REQUEST__BODY_CONFIG_GET,
+	  HG__RESPONSE__BODY_CONFIG,
 	  p_config },
-	{ "config", "set", 2, 2, 0, "config set KEY VALUE", b_config_set, p_ok },
+	{ "config", "set", 2, 2, 0, "config set KEY VALUE", HG__REQUEST__BODY_CONFIG_SET, HG__RESPONSE__BODY__NOT_SET, p_ok },
 	{ "config", "reload", 0, 0, 0, "config reload [--json]   (also: SIGHUP)",
-	  b_config_reload, p_reload },
+	  HG__REQUEST__BODY_CONFIG_RELOAD,
+	  HG__RESPONSE__BODY_RELOAD, p_reload },
 };
 
 static void
@@ -746,7 +661,8 @@ static const struct cmd *
 settings_help(const struct cmd *cmd, const struct opts *o)
 {
 	static const struct cmd get = { "tenant", "get", 0, 0, 0, "",
-					b_tenant_get, p_tenant_get };
+		HG__REQUEST__BODY_TENANT_GET, HG__RESPONSE__BODY_TENANT_SETTINGS,
+		p_tenant_get };
 
 	if (!o->json)
 		printf("usage: hgctl %s\n\n", cmd->usage);
@@ -781,8 +697,10 @@ main(int argc, char **argv)
 			  o.given & O_SETTINGS & ~cmd->allowed ? o.first_kv : "--tenant",
 			  cmd->w1, cmd->w2 ? " " : "", cmd->w2 ? cmd->w2 : "");
 	}
-	cmd->build(&req, words + used, &o);
+	build(&req, cmd, words + used, &o);
 	rsp = call(o.ctl, &req);
+	if (cmd->reply != HG__RESPONSE__BODY__NOT_SET && rsp->body_case != cmd->reply)
+		hg_die(1, "hgctl", "", "the daemon's reply carries no answer");
 	rc = cmd->print(rsp, &o);
 	hg__response__free_unpacked(rsp, NULL);
 	return rc;

@@ -29,7 +29,7 @@ Test(codec, replies_may_be_larger_than_requests)
 {
 	Hg__Response rsp = HG__RESPONSE__INIT;
 	Hg__Request req = HG__REQUEST__INIT;
-	Hg__TenantAdd add = HG__TENANT_ADD__INIT;
+	Hg__TenantChange add = HG__TENANT_CHANGE__INIT;
 	size_t big = 4u << 20, n;
 	char *text = malloc(big + 1);
 	uint8_t *buf;
@@ -54,7 +54,7 @@ Test(codec, replies_may_be_larger_than_requests)
 Test(codec, request_roundtrip)
 {
 	Hg__Request req = HG__REQUEST__INIT, *back;
-	Hg__TenantAdd add = HG__TENANT_ADD__INIT;
+	Hg__TenantChange add = HG__TENANT_CHANGE__INIT;
 	Hg__KeyValue w = HG__KEY_VALUE__INIT, p = HG__KEY_VALUE__INIT;
 	Hg__KeyValue *kv[] = { &w, &p };
 	uint8_t *buf;

@@ -178,3 +178,14 @@ Test(config, flags_win_over_the_file)
 	hg_config_changes(&before, count_change, NULL);
 	cr_assert_eq(n_changes, 1);
 }
+
+Test(config, a_nul_byte_is_refused_with_its_line)
+{
+	struct hg_conf_file f;
+	char *buf = malloc(16);
+
+	memcpy(buf, "boost 1\ncap\0 5\n", 15);
+	cr_assert_eq(hg_conf_parse(buf, 15, &f, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "2: a NUL byte");
+	hg_conf_file_free(&f);
+}
