@@ -459,6 +459,11 @@ hg_app_attach(struct hg_registry *reg, const char *tenant,
 		ERR("tenant %s: permission denied", tenant);
 		return -EACCES;
 	}
+	if (hg_tenant_apps(&reg->t[s]) >= reg->t[s].cfg.max_apps) {
+		ERR("tenant '%s' has too many apps attached (max-apps %u)", tenant,
+		    reg->t[s].cfg.max_apps);
+		return -ENOSPC;
+	}
 	for (i = 0; i < HG_MAX_APPS; i++) {
 		struct hg_app_sp *a = &reg->t[s].app[i];
 

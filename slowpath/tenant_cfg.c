@@ -74,6 +74,8 @@ static const struct hg_tenant_setting table[] = {
 	  NULL, "credit pool update period, about one round trip" },
 	{ "max-sessions", U32, OFF(max_sessions), 1, HG_SESSIONS, 0, "2048", 1,
 	  SESS, NULL, "RPC sessions per fast-path core" },
+	{ "max-apps", U32, OFF(max_apps), 1, HG_MAX_APPS, 0, "64", 1, OWNER,
+	  NULL, "apps attached at once; a lower value refuses new attaches" },
 	{ "uid", HG_TCFG_UID, OFF(uid), 0, 4294967294.0, 0, "0", 1, OWNER, NULL,
 	  "owner: this user may attach apps (so may root)" },
 	{ "gid", HG_TCFG_GID, OFF(gid), -1, 4294967294.0, 0, "none", 1, OWNER,
@@ -86,6 +88,7 @@ static const struct hg_tenant_setting table[] = {
 #undef BOOL
 
 _Static_assert(HG_SESSIONS / 8 == 2048, "max-sessions' default is HG_SESSIONS / 8");
+_Static_assert(HG_MAX_APPS == 64, "max-apps' default is HG_MAX_APPS");
 
 const struct hg_tenant_setting *
 hg_tenant_settings(size_t *n)

@@ -48,6 +48,7 @@ struct hg_tenant_cfg {
 	struct hg_steering steer;
 	struct hg_credit_cfg credit;
 	uint32_t max_sessions;		/* RPC sessions per fast-path core */
+	uint32_t max_apps;		/* processes attached at once */
 	uint32_t uid;			/* owner: may attach (so may root) */
 	int64_t gid;			/* ... and this group; -1: none */
 };

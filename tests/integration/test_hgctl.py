@@ -215,3 +215,17 @@ def test_a_set_is_all_or_nothing(daemon):
     t = daemon.tenants()["atomic"]
     assert (t["dt-us"], t["ddrop-us"]) == (900, 1000), "checked together"
     daemon.hgctl("tenant", "del", "atomic")
+
+
+def test_max_apps_bounds_attaches(daemon, cleanup):
+    """The first setting added after the table (issue 11): a row, a field
+    and the check at attach."""
+    daemon.hgctl("tenant", "add", "few", "--ports", "9540-9549", "--max-apps", "1")
+    cleanup.append(daemon.echo("few", 9540))
+    echo = os.path.join(BIN, "hg-echo")
+    r = run(echo, "--ctl", daemon.app_ctl, "--tenant", "few", "--port", "9541", check=False)
+    assert r.returncode == 1
+    assert r.stderr.strip() == "hg-echo: tenant 'few' has too many apps attached (max-apps 1)"
+    daemon.hgctl("tenant", "set", "few", "--max-apps", "2")
+    cleanup.append(daemon.echo("few", 9541))
+    assert daemon.tenants()["few"]["apps"] == 2
