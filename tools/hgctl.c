@@ -166,7 +166,7 @@ tenant_json(const Hg__TenantInfo *t)
 	for (i = 0; i < t->n_bound_ports; i++)
 		json_array_append_new(bound, json_integer(t->bound_ports[i]));
 	settings_into(j, t->settings, t->n_settings);
-	json_object_update(j, json_pack("{s:i, s:i, s:o, s:I, s:I, s:I, s:{s:I, s:i}, s:o}",
+	json_object_update_new(j, json_pack("{s:i, s:i, s:o, s:I, s:I, s:I, s:{s:I, s:i}, s:o}",
 		"apps", (int)t->apps, "contexts", (int)t->contexts,
 		"bound_ports", bound,
 		"effective_cap", (json_int_t)t->effective_cap,
@@ -360,7 +360,7 @@ tenant_stats_json(const Hg__TenantStats *t)
 	sum_tenant(t, &s);
 	j = json_pack("{s:s, s:i}", "name", t->name, "id", (int)t->id);
 	settings_into(j, t->settings, t->n_settings);
-	json_object_update(j, json_pack("{s:I, s:{s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o}",
+	json_object_update_new(j, json_pack("{s:I, s:{s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o}",
 			 "effective_cap", (json_int_t)t->effective_cap, "total",
 			 "rx", point_json(&s.pt[0]), "tx", point_json(&s.pt[1]),
 			 "sched", point_json(&s.pt[2]),
