@@ -40,7 +40,7 @@ PROTO_O := $(OBJ)/gen/hgctl.pb-c.o $(OBJ)/proto/ctl_frame.o
 
 FASTPATH_SRC := $(wildcard fastpath/*.c)
 SLOWPATH_SRC := $(wildcard slowpath/*.c)
-CLIENT_SRC   := $(wildcard libclient/*.c) libclient/gt_switch.S
+CLIENT_SRC   := $(wildcard libclient/*.c) $(wildcard policy/*.c) libclient/gt_switch.S
 
 FASTPATH_O := $(FASTPATH_SRC:%.c=$(OBJ)/%.o)
 SLOWPATH_O := $(SLOWPATH_SRC:%.c=$(OBJ)/%.o)
@@ -48,8 +48,10 @@ CLIENT_CORE_O := $(patsubst %.S,$(OBJ)/pic/%.o,$(CLIENT_SRC:%.c=$(OBJ)/pic/%.o))
 CLIENT_O   := $(CLIENT_CORE_O) $(OBJ)/pic/gen/hgctl.pb-c.o \
 	      $(OBJ)/pic/proto/ctl_frame.o
 
+POLICY_O := $(patsubst %.c,$(OBJ)/%.o,$(wildcard policy/*.c))
+
 TARGETS := $(BIN)/hourglassd $(BIN)/hgctl $(BIN)/hgload $(BIN)/hg-echo $(BIN)/hg-idle \
-	   $(BIN)/udp-echo $(LIB)/libhgclient.so $(LIB)/libhgclient.a
+	   $(BIN)/udp-echo $(BIN)/hg-policy-sim $(LIB)/libhgclient.so $(LIB)/libhgclient.a
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -146,6 +148,12 @@ $(BIN)/udp-echo: $(OBJ)/tools/udp_echo.o
 	$(call say,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lpthread
 
+# bench/policies' simulator: the dispatch policies of policy/, simulated
+$(BIN)/hg-policy-sim: $(OBJ)/bench/sim/policies.o $(POLICY_O)
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lm
+
 # ---- tests ----
 
 # the pure-logic pieces, linked without EAL
@@ -153,16 +161,18 @@ UNIT_LINK := $(OBJ)/fastpath/parse.o $(OBJ)/fastpath/bufpart.o $(OBJ)/fastpath/d
 	$(OBJ)/fastpath/drops.o \
 	$(OBJ)/slowpath/config.o $(OBJ)/slowpath/config_file.o $(OBJ)/slowpath/refill.o $(OBJ)/slowpath/credit_pool.o \
 	$(OBJ)/slowpath/arena.o $(OBJ)/slowpath/region.o \
-	$(OBJ)/slowpath/preempt_timer.o $(OBJ)/slowpath/tenant_cfg.o $(PROTO_O)
+	$(OBJ)/slowpath/preempt_timer.o $(OBJ)/slowpath/tenant_cfg.o $(POLICY_O) $(PROTO_O)
 
-# the library's tests link its objects (without its copy of the protocol)
+# the library's tests link its objects (without its copy of the protocol),
+# and its own (PIC) copy of policy/
 $(BUILD)/tests/test_green $(BUILD)/tests/test_worker_sched $(BUILD)/tests/test_rpc: UNIT_EXTRA = $(CLIENT_CORE_O)
 $(BUILD)/tests/test_green $(BUILD)/tests/test_worker_sched $(BUILD)/tests/test_rpc: $(CLIENT_CORE_O)
 
 $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(UNIT_LINK)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(LDFLAGS) $(filter-out $(UNIT_EXTRA),$^) $(UNIT_EXTRA) -o $@ \
+	$(Q)$(CC) $(LDFLAGS) $(filter-out $(UNIT_EXTRA) $(if $(UNIT_EXTRA),$(POLICY_O)),$^) \
+		$(UNIT_EXTRA) -o $@ \
 		-lcriterion $(DPDK_LIBS) $(EXT_LIBS)
 
 # an app that scribbles over its own region, for the isolation tests
@@ -257,6 +267,7 @@ bench: deps
 	@HG_BUILD=$(BUILD) bench/scale
 	@HG_BUILD=$(BUILD) bench/weights
 	@HG_BUILD=$(BUILD) bench/versus-kernel
+	@HG_BUILD=$(BUILD) bench/policies
 
 clean:
 	rm -rf build bench/out

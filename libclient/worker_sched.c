@@ -12,6 +12,7 @@
 
 #include <rte_pause.h>
 
+#include "../policy/dispatch.h"
 #include "client.h"
 
 #define EMA_DEFAULT_NS 5000u	/* until a short request has been seen */
@@ -376,24 +377,40 @@ steal(hg_ctx_t *w, struct hg_msg *m)
 
 enum { PICK_NONE, PICK_MSG, PICK_SWITCHED };
 
-/* Synergy's Algorithm 2. A switch to a resumed request returns here only
- * when this green thread is needed again: the caller then looks afresh. */
+/* Synergy's Algorithm 2: the order is the policy's (policy/dispatch.c,
+ * which bench/policies simulates), taking from each source is ours. A
+ * switch to a resumed request returns here only when this green thread
+ * is needed again: the caller then looks afresh. */
 static int
 pick(hg_ctx_t *w, struct hg_msg *m)
 {
 	const struct hg_steer_shm *st = w->app->steer;
-	int green = w->cur != NULL, wq = green && LOAD(st->wait_queue);
+	enum hg_src src[5];
+	unsigned n, i;
 
-	if (wq && LOAD(w->app->shm->check_wait_queue) && resume_waiting(w))
-		return PICK_SWITCHED;
-	if (hg_poll_local(w, m))
-		return PICK_MSG;
-	if (wq && resume_waiting(w))
-		return PICK_SWITCHED;
-	if (green && resume(w, own_pop(w)))
-		return PICK_SWITCHED;
-	if (LOAD(st->steal) && steal(w, m))
-		return PICK_MSG;
+	n = hg_synergy_order(LOAD(w->app->shm->check_wait_queue) != 0,
+			     LOAD(st->wait_queue) != 0, LOAD(st->steal) != 0,
+			     w->cur != NULL, src);
+	for (i = 0; i < n; i++) {
+		switch (src[i]) {
+		case HG_SRC_WAIT_QUEUE:
+			if (resume_waiting(w))
+				return PICK_SWITCHED;
+			break;
+		case HG_SRC_LOCAL:
+			if (hg_poll_local(w, m))
+				return PICK_MSG;
+			break;
+		case HG_SRC_OWN_PREEMPTED:
+			if (resume(w, own_pop(w)))
+				return PICK_SWITCHED;
+			break;
+		case HG_SRC_STEAL:
+			if (steal(w, m))
+				return PICK_MSG;
+			break;
+		}
+	}
 	return PICK_NONE;
 }
 

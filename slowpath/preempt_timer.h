@@ -9,17 +9,8 @@
 
 #include <stdint.h>
 
+#include "../policy/preempt.h"
 #include "tenant.h"
-
-/* Preempt a worker only if its long request has run past its quantum and
- * requests are waiting in its queue: otherwise the switch buys nothing. */
-static inline int
-hg_preempt_due(int in_long, uint64_t long_start_ns, uint64_t quantum_ns,
-	       uint64_t now_ns, int queued)
-{
-	return in_long && queued && now_ns >= long_start_ns &&
-	       now_ns - long_start_ns >= quantum_ns;
-}
 
 /* Wait-queue congestion (Synergy §II-B1): every thresh_ns, the queue is
  * congested if it holds requests and its consumer index has not moved

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The dispatch policies of policy/dispatch.c as plain functions over queue
+ * state (issue 12): Synergy's Algorithm 2 order, DARC's reservation
+ * (Algorithm 2), its profiling windows and updates, its worker choice
+ * (Algorithm 1) with short-on-long stealing allowed and long-on-short
+ * refused, and flat combining's election and hand-off. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+
+#include "../../policy/dispatch.h"
+
+#define EMPTY UINT64_MAX
+
+Test(synergy, algorithm_2_order)
+{
+	enum hg_src s[5];
+
+	cr_assert_eq(hg_synergy_order(0, 1, 1, 1, s), 4);
+	cr_assert(s[0] == HG_SRC_LOCAL && s[1] == HG_SRC_WAIT_QUEUE &&
+		  s[2] == HG_SRC_OWN_PREEMPTED && s[3] == HG_SRC_STEAL);
+	cr_assert_eq(hg_synergy_order(1, 1, 1, 1, s), 5);
+	cr_assert_eq(s[0], HG_SRC_WAIT_QUEUE, "a congested wait queue first");
+	cr_assert_eq(hg_synergy_order(1, 0, 0, 0, s), 1, "plain hg_recv: its queue");
+	cr_assert_eq(s[0], HG_SRC_LOCAL);
+}
+
+/* Extreme: 99.5% 0.5 us, 0.5% 500 us. */
+static const double S[HG_CLASSES] = { 500, 500000 };
+static const double R[HG_CLASSES] = { 0.995, 0.005 };
+
+Test(darc, reservation_from_a_profile)
+{
+	struct hg_darc d;
+	uint32_t w;
+
+	hg_darc_init(&d, 16);
+	hg_darc_reserve(&d, S, R);
+	/* short demand 0.4975 / 2.9975 x 16 = 2.66 -> 3 workers; long
+	 * 13.3 -> 13: workers 3..14 and the spillway 15 */
+	cr_assert_eq(d.reserved[0], 0x7ull);
+	cr_assert_eq(d.reserved[1], 0xfff8ull);
+	cr_assert_eq(d.n_order, 2);
+	cr_assert_eq(d.order[0], 0, "shortest first");
+	for (w = 0; w < 16; w++)
+		cr_assert(d.eligible[0] & (1ull << w), "short may steal worker %u", w);
+	for (w = 0; w < 3; w++)
+		cr_assert_not(d.eligible[1] & (1ull << w),
+			      "long may never run on short's worker %u", w);
+	cr_assert_eq(d.eligible[2], 1ull << 15, "a class not seen: the spillway");
+}
+
+Test(darc, short_on_long_allowed_long_on_short_refused)
+{
+	uint64_t head[HG_CLASSES] = { EMPTY, EMPTY, EMPTY, EMPTY, EMPTY, EMPTY,
+				      EMPTY, EMPTY };
+	struct hg_darc d;
+
+	hg_darc_init(&d, 16);
+	hg_darc_reserve(&d, S, R);
+	head[1] = 100;			/* a long request waits */
+	cr_assert_eq(hg_darc_pick(&d, 0, head), -1, "short's worker stays idle");
+	cr_assert_eq(hg_darc_pick(&d, 5, head), 1);
+	head[0] = 200;			/* and a short, newer */
+	cr_assert_eq(hg_darc_pick(&d, 5, head), 0, "shortest class first");
+	cr_assert_eq(hg_darc_pick(&d, 1, head), 0);
+	/* Algorithm 1 on arrival: a reserved worker if one is idle */
+	cr_assert_eq(hg_darc_worker_for(&d, 0, (1ull << 2) | (1ull << 9)), 2);
+	cr_assert_eq(hg_darc_worker_for(&d, 0, 1ull << 9), 9, "else steal");
+	cr_assert_eq(hg_darc_worker_for(&d, 1, 1ull << 2), -1, "never the reverse");
+}
+
+Test(darc, first_window_is_cfcfs_then_reserves)
+{
+	uint64_t head[HG_CLASSES] = { 300, 100, EMPTY, EMPTY, EMPTY, EMPTY,
+				      EMPTY, EMPTY };
+	struct hg_darc d;
+	uint32_t i;
+
+	hg_darc_init(&d, 16);
+	d.min_samples = 1000;
+	cr_assert_eq(hg_darc_pick(&d, 0, head), 1, "oldest head while profiling");
+	for (i = 0; i < 999; i++)
+		cr_assert_eq(hg_darc_complete(&d, i % 200 ? 0 : 1,
+					      i % 200 ? 500 : 500000), 0);
+	cr_assert_eq(hg_darc_complete(&d, 0, 500), 1, "the window closes");
+	cr_assert(d.active);
+	cr_assert_eq(d.updates, 1);
+	cr_assert_eq(d.reserved[0], 0x7ull);
+	cr_assert_eq(hg_darc_pick(&d, 0, head), 0, "now shortest first");
+}
+
+Test(darc, updates_only_when_the_profile_moves)
+{
+	struct hg_darc d;
+	uint32_t i, k;
+
+	hg_darc_init(&d, 16);
+	d.min_samples = 1000;
+	for (k = 0; k < 5; k++)		/* the same mix, window after window */
+		for (i = 0; i < 1000; i++)
+			hg_darc_complete(&d, i % 200 ? 0 : 1, i % 200 ? 500 : 500000);
+	cr_assert_eq(d.updates, 1, "a steady profile keeps its reservation");
+	/* the short class gets 10x slower: its demand moves far past 10% */
+	for (k = 0; k < 5; k++)
+		for (i = 0; i < 1000; i++)
+			hg_darc_complete(&d, i % 200 ? 0 : 1, i % 200 ? 5000 : 500000);
+	cr_assert_geq(d.updates, 2, "counted");
+	cr_assert_gt(__builtin_popcountll(d.reserved[0]), 3,
+		     "more workers for the class that costs more");
+}
+
+Test(fc, one_combiner_at_a_time)
+{
+	struct hg_fc f;
+
+	hg_fc_init(&f);
+	cr_assert(hg_fc_try_combine(&f, 3));
+	cr_assert_not(hg_fc_try_combine(&f, 5), "the lock is held");
+	hg_fc_release(&f, 5);			/* not the owner: no effect */
+	cr_assert_not(hg_fc_try_combine(&f, 5));
+	hg_fc_release(&f, 3);
+	cr_assert(hg_fc_try_combine(&f, 5), "handed back, another wins");
+	cr_assert_eq(f.combines, 2);
+}
+
+Test(fc, hands_out_to_idle_workers_then_itself)
+{
+	struct hg_fc f;
+	uint64_t idle = (1ull << 1) | (1ull << 4) | (1ull << 6);
+
+	hg_fc_init(&f);
+	cr_assert_eq(hg_fc_target(&f, idle, 6), 1);
+	cr_assert_eq(hg_fc_target(&f, idle, 6), 4, "round robin");
+	cr_assert_eq(hg_fc_target(&f, idle, 6), 1, "wraps");
+	cr_assert_eq(hg_fc_target(&f, 1ull << 6, 6), 6, "only itself: it serves");
+	cr_assert_eq(hg_fc_target(&f, 0, 6), -1, "nobody idle: the central queue");
+}
