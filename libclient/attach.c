@@ -254,6 +254,7 @@ hg_detach(hg_app_t *app)
 		return;
 	close(app->sock);
 	hg_green_free_all(app);
+	hg_appq_free(app);
 	for (i = 0; i < app->n_ctxs; i++) {
 		if (app->ctxs[i]->bell >= 0)
 			close(app->ctxs[i]->bell);
@@ -263,4 +264,10 @@ hg_detach(hg_app_t *app)
 	pthread_mutex_destroy(&app->lock);
 	pthread_mutex_destroy(&app->gt_lock);
 	free(app);
+}
+
+void
+hg_set_classifier(hg_app_t *app, int (*fn)(const void *data, size_t len))
+{
+	__atomic_store_n(&app->classifier, fn, __ATOMIC_RELEASE);
 }

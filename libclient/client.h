@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * libhgclient internals. Layers, each using only those above it:
- * thread_state.c; rx.c, doorbell.c; worker_sched.c; tx.c, attach.c; rpc.c.
+ * thread_state.c; rx.c; app_queues.c, doorbell.c; worker_sched.c; tx.c,
+ * attach.c; rpc.c.
  */
 #ifndef HG_LIBCLIENT_CLIENT_H
 #define HG_LIBCLIENT_CLIENT_H
@@ -40,6 +41,10 @@ struct hg_app {
 	pthread_mutex_t gt_lock;
 	struct hg_gt *gt[HG_MAX_GT];
 	uint32_t gt_gen[HG_MAX_GT];
+	/* the central dispatch policies' queues (app_queues.c), made on
+	 * first use; the classifier of raw-port requests */
+	struct hg_appq *q;
+	int (*classifier)(const void *data, size_t len);
 };
 
 struct hg_ctx {
@@ -67,6 +72,7 @@ struct hg_ctx {
 	void *fn_arg;
 	struct hg_req plain;		/* the request outside hg_run */
 	uint64_t ema_ns;		/* short service time, weight 1/2 */
+	uint32_t cls;			/* the current request's class */
 	uint64_t preempted, resumed, stolen;
 };
 
@@ -99,9 +105,25 @@ int hg_ready(const hg_ctx_t *w);
  * (-ENOTCONN) or deadline_ns (CLOCK_MONOTONIC, 0: none) passes (0).
  * Returns 1 when there may be work. */
 int hg_wait(hg_ctx_t *w, uint64_t deadline_ns, uint64_t now_ns);
+/* m's RPC header, copied out and checked (rx.c); -EPROTO if none. */
+struct hg_rpc_hdr;
+int hg_rpc_header(const struct hg_msg *m, struct hg_rpc_hdr *h);
 /* Fills m from a descriptor the daemon (or a stolen queue) handed over. */
 int hg_desc_to_msg(const hg_app_t *app, const struct hg_desc *d, struct hg_msg *m);
 void hg_green_free_all(hg_app_t *app);
+
+/* The central dispatch policies (app_queues.c): a request for worker w as
+ * policy p gives it (1 with *m filled, 0: none); whether requests wait in
+ * the app's queues, and whether any w may take; a worker about to block; a completion (DARC's
+ * profile); the queues' memory at detach. */
+struct hg_appq;
+enum hg_dispatch;
+int hg_appq_take(hg_ctx_t *w, struct hg_msg *m, enum hg_dispatch p);
+int hg_appq_pending(const hg_app_t *app);
+int hg_appq_ready(const hg_ctx_t *w);
+void hg_appq_sleeping(hg_ctx_t *w);
+void hg_appq_done(hg_ctx_t *w, uint64_t service_ns);
+void hg_appq_free(hg_app_t *app);
 
 /* The clock requests are stamped with (tests inject their own). */
 extern uint64_t (*hg_clock_ns)(void);

@@ -14,7 +14,24 @@
 
 #include <rte_atomic.h>
 
+#include "../policy/dispatch.h"
 #include "client.h"
+
+static int
+others_ready(const hg_ctx_t *w)
+{
+	const hg_app_t *app = w->app;
+	uint32_t n = __atomic_load_n(&app->n_ctxs, __ATOMIC_ACQUIRE), i, core;
+
+	for (i = 0; i < n; i++) {
+		const hg_ctx_t *v = app->ctxs[i];
+
+		for (core = 0; v != NULL && v != w && core < app->n_cores; core++)
+			if (!rte_ring_empty(v->ring[core][HG_RING_RX]))
+				return 1;
+	}
+	return 0;
+}
 
 int
 hg_ready(const hg_ctx_t *w)
@@ -22,11 +39,15 @@ hg_ready(const hg_ctx_t *w)
 	const hg_app_t *app = w->app;
 	uint32_t core;
 
-	if (w->stash_i < w->stash_n)
+	if (w->stash_i < w->stash_n || hg_appq_ready(w))
 		return 1;
 	for (core = 0; core < app->n_cores; core++)
 		if (!rte_ring_empty(w->ring[core][HG_RING_RX]))
 			return 1;
+	/* a central policy takes from every context's rings */
+	if (__atomic_load_n(&app->steer->dispatch, __ATOMIC_RELAXED) !=
+	    HG_DISPATCH_SYNERGY && others_ready(w))
+		return 1;
 	/* preempted requests wait only for workers inside hg_run, which
 	 * take them; a plain hg_recv never looks there */
 	if (w->cur == NULL)

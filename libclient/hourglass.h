@@ -155,6 +155,18 @@ HG_API void hg_feedback_finished(hg_ctx_t *ctx);
 /* A preemption point: one load unless the daemon asked. */
 HG_API void hg_yield(hg_ctx_t *ctx);
 
+/* ---- dispatch policies and request classes ----
+ *
+ * The tenant's `dispatch` setting (hgctl tenant set NAME --dispatch P)
+ * chooses how workers take requests, live: synergy (above, the default),
+ * cfcfs (one central queue: a worker takes a request only when idle),
+ * darc (Perséphone: workers reserved per class, short classes may run on
+ * long classes' workers, never the reverse) or fc (flat combining: an
+ * idle worker that wins a try-lock hands requests out). None needs a
+ * thread of its own. A request's class (0..7) is its RPC header's type;
+ * on raw ports, what the classifier returns (-1 or none: class 0). */
+HG_API void hg_set_classifier(hg_app_t *app, int (*fn)(const void *data, size_t len));
+
 /* Per-context counters: requests preempted here, resumed here, stolen. */
 struct hg_ctx_stats {
 	uint64_t preempted, resumed, stolen;

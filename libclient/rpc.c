@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * RPC ports for applications (DESIGN §8): reading a request's header and
- * answering with it echoed, so that the daemon can write the session's
- * new credits into the answer.
+ * RPC ports for applications (DESIGN §8): answering with the request's
+ * header echoed, so that the daemon can write the session's new credits
+ * into the answer (reading it is rx.c's).
  */
 #include <errno.h>
 #include <string.h>
@@ -12,44 +12,13 @@
 #include "client.h"
 #include "hg_rpc.h"
 
-/* The header is read by copy: it sits in a shared buffer at any
- * alignment, and its bytes are the client's, not to be trusted. */
-static int
-header(const struct hg_msg *m, struct hg_rpc_hdr *h)
-{
-	if (m->data == NULL || m->len < HG_RPC_HDR_LEN)
-		return -EPROTO;
-	memcpy(h, m->data, sizeof(*h));
-	if (ntohs(h->magic) != HG_RPC_MAGIC || h->version != HG_RPC_VERSION ||
-	    !(h->flags & HG_RPC_REQUEST))
-		return -EPROTO;
-	return 0;
-}
-
-int
-hg_rpc_parse(const struct hg_msg *m, struct hg_rpc_req *r)
-{
-	struct hg_rpc_hdr h;
-
-	/* no error text: telling raw datagrams from RPC ones is routine */
-	if (header(m, &h) < 0)
-		return -EPROTO;
-	*r = (struct hg_rpc_req){
-		.type = h.type, .session = ntohl(h.session),
-		.req_id = be64toh(h.req_id),
-		.body = (const uint8_t *)m->data + HG_RPC_HDR_LEN,
-		.body_len = m->len - HG_RPC_HDR_LEN,
-	};
-	return 0;
-}
-
 int
 hg_rpc_reply(hg_ctx_t *ctx, struct hg_msg *req, const void *body, size_t len)
 {
 	uint8_t *p = req->data;
 	struct hg_rpc_hdr h;
 
-	if (header(req, &h) < 0)
+	if (hg_rpc_header(req, &h) < 0)
 		return hg_fail(EPROTO, "not an RPC request");
 	if (len > HG_MSG_MAX - HG_RPC_HDR_LEN)
 		return hg_fail(EMSGSIZE, "%zu bytes and the RPC header are more than %u",

@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * The receive side of the per-message path: descriptors off a worker's
- * own RX rings (and its stash of stolen ones) into messages. Ring
- * operations only, no syscalls. Which request to take next is
+ * own RX rings (and its stash of stolen ones) into messages, and reading
+ * a request's RPC header. Ring operations only, no syscalls. Which request to take next is
  * worker_sched.c's business.
  */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <string.h>
+
 #include <rte_ring.h>
 
 #include "client.h"
+#include "hg_rpc.h"
 
 int
 hg_desc_to_msg(const hg_app_t *app, const struct hg_desc *d, struct hg_msg *m)
@@ -45,5 +51,36 @@ hg_poll_local(hg_ctx_t *w, struct hg_msg *m)
 		if (hg_desc_to_msg(app, &d, m))
 			return 1;
 	}
+	return 0;
+}
+
+/* The header is read by copy: it sits in a shared buffer at any
+ * alignment, and its bytes are the client's, not to be trusted. */
+int
+hg_rpc_header(const struct hg_msg *m, struct hg_rpc_hdr *h)
+{
+	if (m->data == NULL || m->len < HG_RPC_HDR_LEN)
+		return -EPROTO;
+	memcpy(h, m->data, sizeof(*h));
+	if (ntohs(h->magic) != HG_RPC_MAGIC || h->version != HG_RPC_VERSION ||
+	    !(h->flags & HG_RPC_REQUEST))
+		return -EPROTO;
+	return 0;
+}
+
+int
+hg_rpc_parse(const struct hg_msg *m, struct hg_rpc_req *r)
+{
+	struct hg_rpc_hdr h;
+
+	/* no error text: telling raw datagrams from RPC ones is routine */
+	if (hg_rpc_header(m, &h) < 0)
+		return -EPROTO;
+	*r = (struct hg_rpc_req){
+		.type = h.type, .session = ntohl(h.session),
+		.req_id = be64toh(h.req_id),
+		.body = (const uint8_t *)m->data + HG_RPC_HDR_LEN,
+		.body_len = m->len - HG_RPC_HDR_LEN,
+	};
 	return 0;
 }

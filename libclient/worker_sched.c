@@ -96,12 +96,13 @@ hg_req_end(hg_ctx_t *w)
 	if (!r->active)
 		return;
 	r->active = 0;
+	dt = now_ns() - r->start_ns;
+	hg_appq_done(w, dt);		/* DARC's profile */
 	if (r->is_long) {
 		timer_stop(w);
 		return;
 	}
 	/* only short requests feed the EMA (weight 1/2, as Synergy) */
-	dt = now_ns() - r->start_ns;
 	w->ema_ns = w->ema_ns ? (w->ema_ns + dt) / 2 : dt;
 	w->shm->short_ema_ns = w->ema_ns;
 }
@@ -310,6 +311,9 @@ hg_yield(hg_ctx_t *c)
 	if (!__atomic_load_n(&w->shm->preempt, __ATOMIC_ACQUIRE))
 		return;
 	__atomic_store_n(&w->shm->preempt, 0, __ATOMIC_RELAXED);
+	/* the central policies run every request to completion */
+	if (LOAD(w->app->steer->dispatch) != HG_DISPATCH_SYNERGY)
+		return;
 	if (w->cur != NULL && cur_req(w)->is_long &&
 	    __atomic_load_n(&w->shm->in_long, __ATOMIC_RELAXED))
 		preempt(w);
@@ -414,6 +418,42 @@ pick(hg_ctx_t *w, struct hg_msg *m)
 	return PICK_NONE;
 }
 
+/* The central policies (cfcfs, darc, fc: app_queues.c). A worker's stash
+ * and the wait queue keep what Synergy left there when the policy
+ * changed, so that a change under load loses nothing. */
+static int
+pick_central(hg_ctx_t *w, struct hg_msg *m, enum hg_dispatch p)
+{
+	int green = w->cur != NULL;
+
+	if (w->stash_i < w->stash_n && hg_poll_local(w, m))
+		return PICK_MSG;
+	if (hg_appq_take(w, m, p))
+		return PICK_MSG;
+	if (green && LOAD(w->app->steer->wait_queue) && resume_waiting(w))
+		return PICK_SWITCHED;
+	if (green && resume(w, own_pop(w)))
+		return PICK_SWITCHED;
+	return PICK_NONE;
+}
+
+/* The tenant's dispatch policy now; requests a central policy left in
+ * the app's queues are taken by any policy. */
+static int
+pick_any(hg_ctx_t *w, struct hg_msg *m)
+{
+	uint32_t p = LOAD(w->app->steer->dispatch);
+
+	if (p == HG_DISPATCH_SYNERGY || p >= HG_DISPATCH_N) {
+		int r = pick(w, m);
+
+		if (r != PICK_NONE || !hg_appq_pending(w->app))
+			return r;
+		return pick_central(w, m, HG_DISPATCH_CFCFS);
+	}
+	return pick_central(w, m, (enum hg_dispatch)p);
+}
+
 /* Polls for the app's spin time, then blocks on the doorbell (doorbell.c)
  * until the daemon delivers: no sleep in steps, no poll forever. Waiting
  * is real time: the injectable clock is for stamping requests. */
@@ -428,7 +468,7 @@ hg_recv(hg_ctx_t *c, struct hg_msg *m, long timeout_us)
 		deadline = now + (uint64_t)timeout_us * 1000u;
 	hg_req_end(w);	/* the previous request, if it got no reply */
 	for (;;) {
-		r = pick(w, m);
+		r = pick_any(w, m);
 		w = hg_self(c);
 		if (r == PICK_MSG) {
 			req_begin(w);
@@ -449,6 +489,7 @@ hg_recv(hg_ctx_t *c, struct hg_msg *m, long timeout_us)
 			rte_pause();
 			continue;
 		}
+		hg_appq_sleeping(w);
 		r = hg_wait(w, deadline, now);
 		if (r < 0)
 			return r;

@@ -43,7 +43,7 @@ hg_darc_init(struct hg_darc *d, uint32_t n_workers)
 	d->n_workers = n_workers < 1 ? 1 : n_workers > HG_DQ_WORKERS ?
 		       HG_DQ_WORKERS : n_workers;
 	d->delta = 2.0;
-	d->min_samples = 50000;
+	d->min_samples = 5000;
 	d->threshold = 0.1;
 }
 

@@ -35,12 +35,14 @@ enum hg_dispatch {
 	HG_DISPATCH_N
 };
 
-/* A request as a policy sees it; cookie is the mechanism's. */
+/* A request as a policy sees it; cookie and data are the mechanism's
+ * (the library keeps a receive descriptor there). */
 struct hg_dq_req {
-	uint64_t arrival_ns;
+	uint64_t arrival_ns;	/* any clock, the same for every request */
 	uint64_t cookie;
 	uint32_t cls;		/* < HG_CLASSES */
 	uint32_t flow;
+	uint8_t data[16];
 };
 
 /* A bounded FIFO over memory the caller owns (cap a power of two). */
@@ -117,9 +119,10 @@ struct hg_darc {
 	struct hg_darc_class cls[HG_CLASSES];
 };
 
-/* Defaults: delta 2, min_samples 1000, threshold 0.1 (Perséphone §4.3.3
- * uses 50,000 samples and 10%; a window of 1,000 suits a few thousand
- * requests per second). */
+/* Defaults: delta 2, min_samples 5,000, threshold 0.1. Perséphone
+ * (§4.3.3) uses 50,000 samples and 10% at millions of requests per
+ * second; 5,000 is a fraction of a second at the tens of thousands a
+ * tenant here serves (bench/policies sets 50,000). */
 void hg_darc_init(struct hg_darc *d, uint32_t n_workers);
 
 /* Algorithm 2 from each class's mean service time S and share R (R 0: a

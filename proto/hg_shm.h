@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define HG_SHM_MAGIC        0x48475348u	/* "HGSH" */
-#define HG_SHM_VERSION      4u
+#define HG_SHM_VERSION      5u
 
 #define HG_PAGE_SIZE        4096u
 #define HG_MAX_FP_CORES     8u
@@ -119,7 +119,7 @@ struct hg_steer_shm {
 	uint32_t quantum_factor;	/* QUANTUM_FACTOR x 100 */
 	uint32_t congested_factor;	/* CONGESTED_QUANTUM_FACTOR x 100 */
 	uint32_t quantum_ns;		/* fixed quantum; 0 = adaptive (EMA) */
-	uint32_t pad;
+	uint32_t dispatch;		/* enum hg_dispatch (policy/dispatch.h) */
 };
 
 /* Per attached app (process), daemon-written except where noted. The wait

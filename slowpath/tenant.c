@@ -166,6 +166,7 @@ publish_steering(struct hg_tenant *tn, const struct hg_steering *s)
 	sh->quantum_factor = (uint32_t)(s->quantum_factor * 100 + 0.5);
 	sh->congested_factor = (uint32_t)(s->congested_factor * 100 + 0.5);
 	sh->quantum_ns = s->quantum_us * 1000u;
+	__atomic_store_n(&sh->dispatch, (uint32_t)s->dispatch, __ATOMIC_RELEASE);
 }
 
 /* Pushes what changed (enum hg_tcfg_publish bits) to where its readers

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../fastpath/credit_sessions.h"
+#include "../policy/dispatch.h"
 #include "../proto/hg_shm.h"
 #include "tenant_cfg.h"
 
@@ -17,6 +18,9 @@
 static const char *const steer_modes[] = { "flow", "jsq", NULL };
 static const char *const on_off[] = { "off", "on", NULL };
 static const char *const preempt_modes[] = { "off", "on", "always", NULL };
+/* in enum hg_dispatch's order (policy/dispatch.h) */
+static const char *const dispatch_modes[] = { "synergy", "cfcfs", "darc", "fc",
+					      NULL };
 
 enum {
 	BUDGET = HG_TCFG_PUB_BUDGET, EXTRA = HG_TCFG_PUB_EXTRA,
@@ -56,6 +60,10 @@ static const struct hg_tenant_setting table[] = {
 	{ "preempt", HG_TCFG_ENUM, OFF(steer.preempt), 0, 0, 0, "on", 1, STEER,
 	  preempt_modes, "preempt long requests when short ones wait (always: "
 	  "at every quantum expiry, for ablation)" },
+	{ "dispatch", HG_TCFG_ENUM, OFF(steer.dispatch), 0, 0, 0, "synergy", 1,
+	  STEER, dispatch_modes, "how the app's workers take requests: synergy "
+	  "(own queues, stealing, preemption), cfcfs (one central queue), darc "
+	  "(Perséphone: workers reserved per class), fc (flat combining)" },
 	{ "wait-queue", BOOL, OFF(steer.wait_queue), 0, 1, 0, "on", 1, STEER,
 	  NULL, "preempted requests go to the app's shared wait queue" },
 	{ "steal", BOOL, OFF(steer.steal), 0, 1, 0, "on", 1, STEER, NULL,
@@ -89,6 +97,8 @@ static const struct hg_tenant_setting table[] = {
 
 _Static_assert(HG_SESSIONS / 8 == 2048, "max-sessions' default is HG_SESSIONS / 8");
 _Static_assert(HG_MAX_APPS == 64, "max-apps' default is HG_MAX_APPS");
+_Static_assert(HG_DISPATCH_N == 4 && HG_DISPATCH_FC == 3,
+	       "dispatch's words follow enum hg_dispatch");
 
 const struct hg_tenant_setting *
 hg_tenant_settings(size_t *n)

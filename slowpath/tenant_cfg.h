@@ -28,6 +28,7 @@ struct hg_steering {
 	int preempt;			/* enum hg_preempt */
 	int wait_queue, steal;
 	uint32_t quantum_us;		/* 0: adaptive */
+	int dispatch;			/* enum hg_dispatch */
 };
 
 /* Credit control of a tenant's RPC ports (DESIGN §6, defaults in §9). */

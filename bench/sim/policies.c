@@ -481,8 +481,7 @@ sim_init(struct sim *s, const struct workload *wl, enum pol pol, unsigned W,
 	hg_darc_init(&s->darc, W);
 	/* Perséphone's 50,000-sample windows, but the first one (c-FCFS
 	 * while profiling) must end inside the warm-up (the first 10%) */
-	if (s->darc.min_samples > n / 20)
-		s->darc.min_samples = n / 20;
+	s->darc.min_samples = n / 20 < 50000 ? n / 20 : 50000;
 	hg_fc_init(&s->fc);
 }
 
