@@ -30,7 +30,6 @@
 
 #include "../policy/dispatch.h"
 #include "client.h"
-#include "hg_rpc.h"
 
 #define HG_APPQ_CAP   4096u	/* requests a central or class queue holds */
 #define HG_APPQ_OWN   256u	/* ... a worker's own queue (fc) */
@@ -108,23 +107,12 @@ hg_appq_pending(const hg_app_t *app)
 	return q != NULL && __atomic_load_n(&q->n, __ATOMIC_RELAXED) != 0;
 }
 
-/* A request's class: the RPC header's type, else the app's classifier,
- * else 0. The bytes are the client's: only compared. */
 static uint32_t
 classify(const hg_app_t *app, const struct hg_desc *d)
 {
-	struct hg_rpc_req r;
 	struct hg_msg m;
-	int c;
 
-	if (!hg_desc_to_msg(app, d, &m))
-		return 0;
-	if (hg_rpc_parse(&m, &r) == 0)
-		return r.type % HG_CLASSES;
-	if (app->classifier == NULL)
-		return 0;
-	c = app->classifier(m.data, m.len);
-	return c >= 0 ? (uint32_t)c % HG_CLASSES : 0;
+	return hg_desc_to_msg(app, d, &m) ? hg_classify(app, &m) : 0;
 }
 
 static struct hg_dq_req
@@ -368,6 +356,8 @@ hg_appq_done(hg_ctx_t *w, uint64_t service_ns)
 	    HG_DISPATCH_DARC)
 		return;
 	lock(q);
-	hg_darc_complete(&q->darc, w->cls, service_ns);
+	if (hg_darc_complete(&q->darc, w->cls, service_ns))
+		__atomic_store_n(&w->app->shm->darc_updates, q->darc.updates,
+				 __ATOMIC_RELAXED);
 	unlock(q);
 }

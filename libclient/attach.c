@@ -58,7 +58,9 @@ check_region(const struct hg_region_hdr *h, size_t size)
 	    h->ring_geom_bytes != offsetof(struct rte_ring, prod) ||
 	    h->n_bufs % h->n_cores != 0 ||
 	    h->ring_off + rings * h->ring_stride > h->buf_off ||
-	    h->buf_off + (uint64_t)h->n_bufs * h->buf_size > size)
+	    h->buf_off + (uint64_t)h->n_bufs * h->buf_size > h->class_off ||
+	    h->class_stride < sizeof(struct hg_class_block) ||
+	    h->class_off + (uint64_t)h->max_ctx * h->class_stride > size)
 		return hg_fail(EPROTO, "shared region header is inconsistent");
 	return 0;
 }
@@ -225,6 +227,8 @@ hg_ctx_open(hg_app_t *app)
 	ctx->id = id;
 	ctx->bell = bell;
 	ctx->shm = (struct hg_ctx_shm *)(app->base + app->hdr->ctx_off) + id;
+	ctx->classes = (struct hg_class_block *)(app->base + app->hdr->class_off +
+						 (uint64_t)id * app->hdr->class_stride);
 	for (core = 0; core < app->n_cores; core++)
 		for (kind = 0; kind < HG_RING_KINDS; kind++)
 			ctx->ring[core][kind] = (struct rte_ring *)(app->base +

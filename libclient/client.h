@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * libhgclient internals. Layers, each using only those above it:
- * thread_state.c; rx.c; app_queues.c, doorbell.c; worker_sched.c; tx.c,
- * attach.c; rpc.c.
+ * thread_state.c; rx.c; class_stats.c; app_queues.c, doorbell.c;
+ * worker_sched.c; tx.c, attach.c; rpc.c.
  */
 #ifndef HG_LIBCLIENT_CLIENT_H
 #define HG_LIBCLIENT_CLIENT_H
@@ -73,6 +73,7 @@ struct hg_ctx {
 	struct hg_req plain;		/* the request outside hg_run */
 	uint64_t ema_ns;		/* short service time, weight 1/2 */
 	uint32_t cls;			/* the current request's class */
+	struct hg_class_block *classes;	/* its counters, in the region */
 	uint64_t preempted, resumed, stolen;
 };
 
@@ -111,6 +112,13 @@ int hg_rpc_header(const struct hg_msg *m, struct hg_rpc_hdr *h);
 /* Fills m from a descriptor the daemon (or a stolen queue) handed over. */
 int hg_desc_to_msg(const hg_app_t *app, const struct hg_desc *d, struct hg_msg *m);
 void hg_green_free_all(hg_app_t *app);
+
+/* Request classes (class_stats.c): m's class (its RPC type, else the
+ * app's classifier's, else 0); one request's numbers into the worker's
+ * counters (TSC cycles). */
+uint32_t hg_classify(const hg_app_t *app, const struct hg_msg *m);
+void hg_class_record(hg_ctx_t *w, uint32_t cls, uint64_t queue_tsc,
+		     uint64_t service_tsc);
 
 /* The central dispatch policies (app_queues.c): a request for worker w as
  * policy p gives it (1 with *m filled, 0: none); whether requests wait in

@@ -16,7 +16,9 @@
  * service times and the long-request timer. */
 struct hg_req {
 	uint64_t start_ns;
+	uint64_t start_tsc;	/* taken by a worker (class stats) */
 	uint64_t rx_tsc;	/* the daemon's RX timestamp (its TSC) */
+	uint32_t cls;		/* its class */
 	int active;
 	int is_long;		/* hg_feedback_start() was called */
 };

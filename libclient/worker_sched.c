@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_cycles.h>
 #include <rte_pause.h>
 
 #include "../policy/dispatch.h"
@@ -84,7 +85,9 @@ req_begin(hg_ctx_t *w)
 	r->active = 1;
 	r->is_long = 0;
 	r->start_ns = now_ns();
+	r->start_tsc = rte_rdtsc();
 	r->rx_tsc = w->rx_tsc;
+	r->cls = w->cls;
 }
 
 void
@@ -98,6 +101,9 @@ hg_req_end(hg_ctx_t *w)
 	r->active = 0;
 	dt = now_ns() - r->start_ns;
 	hg_appq_done(w, dt);		/* DARC's profile */
+	/* the RX stamp is the daemon's TSC: a later one is not believed */
+	hg_class_record(w, r->cls, r->start_tsc > r->rx_tsc ?
+			r->start_tsc - r->rx_tsc : 0, rte_rdtsc() - r->start_tsc);
 	if (r->is_long) {
 		timer_stop(w);
 		return;
@@ -471,6 +477,9 @@ hg_recv(hg_ctx_t *c, struct hg_msg *m, long timeout_us)
 		r = pick_any(w, m);
 		w = hg_self(c);
 		if (r == PICK_MSG) {
+			/* a central policy classified it as it queued it */
+			if (LOAD(w->app->steer->dispatch) == HG_DISPATCH_SYNERGY)
+				w->cls = hg_classify(w->app, m);
 			req_begin(w);
 			return 1;
 		}

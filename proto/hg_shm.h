@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define HG_SHM_MAGIC        0x48475348u	/* "HGSH" */
-#define HG_SHM_VERSION      5u
+#define HG_SHM_VERSION      6u
 
 #define HG_PAGE_SIZE        4096u
 #define HG_MAX_FP_CORES     8u
@@ -130,8 +130,63 @@ struct hg_app_shm {
 	uint32_t factor;		/* current quantum factor x 100 */
 	uint64_t preemptions;		/* preempt flags the daemon has set */
 	uint64_t wq_off;		/* offset of this app's wait queue ring */
-	uint8_t pad[40];
+	uint64_t darc_updates;		/* library: DARC reservations made */
+	uint8_t pad[32];
 };
+
+/* ---- request classes (issue 12) ----
+ *
+ * Per context (worker) and request class, what the library measured
+ * around the handler: requests, service time (taking the request to
+ * answering or freeing it), queueing delay (the daemon's RX to the worker
+ * taking it), both in TSC cycles, and histograms of service time and of
+ * slowdown ((queue + service) / service, x 16). One writer (the worker),
+ * no atomics; the daemon only reads them, for stats: numbers a tenant may
+ * falsify about itself, and nothing else. Histogram bins: 4 per power of
+ * two from 2^base (hg_hist_bin). */
+#define HG_CLASSES_SHM      8u	/* = HG_CLASSES (policy/dispatch.h) */
+#define HG_HIST_BINS        92u
+#define HG_HIST_SVC_BASE    8u	/* service: from 256 cycles */
+#define HG_HIST_SLOW_BASE   4u	/* slowdown x 16: from 1 */
+
+struct hg_class_shm {
+	uint64_t requests;
+	uint64_t service_tsc;		/* sums */
+	uint64_t queue_tsc;
+	uint64_t pad;
+	uint32_t service_hist[HG_HIST_BINS];
+	uint32_t slowdown_hist[HG_HIST_BINS];
+};
+
+struct hg_class_block {
+	struct hg_class_shm c[HG_CLASSES_SHM];
+};
+
+/* The bin of v: 0 below 2^base, then 4 per power of two; the last takes
+ * everything above. */
+static inline uint32_t
+hg_hist_bin(uint64_t v, unsigned base)
+{
+	unsigned lg;
+	uint32_t b;
+
+	if (v < (1ull << base))
+		return 0;
+	lg = 63u - (unsigned)__builtin_clzll(v);
+	b = (lg - base) * 4u + (uint32_t)((v >> (lg - 2)) & 3u) + 1u;
+	return b < HG_HIST_BINS ? b : HG_HIST_BINS - 1;
+}
+
+/* The largest value bin b holds (a percentile reads as this bound). */
+static inline uint64_t
+hg_hist_high(uint32_t b, unsigned base)
+{
+	unsigned lg = base + (b - 1) / 4;
+
+	if (b == 0)
+		return (1ull << base) - 1;
+	return (1ull << lg) + ((uint64_t)((b - 1) % 4 + 1) << (lg - 2)) - 1;
+}
 
 struct hg_region_hdr {
 	uint32_t magic;
@@ -155,6 +210,8 @@ struct hg_region_hdr {
 	uint64_t app_off;		/* struct hg_app_shm[HG_MAX_APPS] */
 	uint64_t wq_off;		/* wait queue rings */
 	uint64_t wq_stride;
+	uint64_t class_off;		/* struct hg_class_block per context */
+	uint64_t class_stride;
 	struct hg_steer_shm steer;	/* tenant settings, daemon-written */
 };
 
@@ -162,6 +219,9 @@ _Static_assert(sizeof(struct hg_desc) == 24, "descriptor must stay 24 bytes");
 _Static_assert(sizeof(struct hg_ctx_shm) == 64, "ctx block is one cache line");
 _Static_assert(sizeof(struct hg_app_shm) == 64, "app block is one cache line");
 _Static_assert(sizeof(struct hg_region_hdr) <= HG_PAGE_SIZE, "header page");
+_Static_assert(sizeof(struct hg_class_shm) % 64 == 0, "a class is whole lines");
+_Static_assert(HG_HIST_SVC_BASE >= 2 && HG_HIST_SLOW_BASE >= 2,
+	       "a bin splits a power of two by its next two bits");
 
 /* Offset of the struct rte_ring of (ctx, core, kind) from the region base. */
 static inline uint64_t

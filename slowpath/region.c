@@ -42,7 +42,9 @@ layout(struct hg_region_hdr *h, uint32_t slot, uint32_t n_cores)
 	h->wq_stride = page_round(rte_ring_get_memsize_elem(sizeof(struct hg_wq_entry),
 							    HG_WQ_SIZE));
 	h->buf_off = h->wq_off + (uint64_t)HG_MAX_APPS * h->wq_stride;
-	h->region_size = h->buf_off + (uint64_t)HG_N_BUFS * HG_BUF_SIZE;
+	h->class_off = h->buf_off + (uint64_t)HG_N_BUFS * HG_BUF_SIZE;
+	h->class_stride = page_round(sizeof(struct hg_class_block));
+	h->region_size = h->class_off + (uint64_t)HG_MAX_CTX * h->class_stride;
 }
 
 /* Replaces the daemon's view of a ring's geometry page with a private,

@@ -145,6 +145,102 @@ hg_tenant_settings_collect(struct hg_registry *reg, int slot, const char *key,
 	return ts->settings != NULL ? ts : NULL;
 }
 
+/* The value below which a share p of the histogram's counts lie (the
+ * bound of the bin that reaches it). */
+static uint64_t
+hist_pct(const uint64_t *h, uint64_t total, double p, unsigned base)
+{
+	uint64_t want = (uint64_t)((double)total * p), acc = 0;
+	uint32_t b;
+
+	for (b = 0; b < HG_HIST_BINS; b++)
+		if ((acc += h[b]) > want)
+			return hg_hist_high(b, base);
+	return hg_hist_high(HG_HIST_BINS - 1, base);
+}
+
+/* One class summed over the tenant's contexts in use. */
+struct class_sum {
+	uint64_t n, svc, queue, svc_h[HG_HIST_BINS], slow_h[HG_HIST_BINS];
+};
+
+static void
+sum_classes(const struct hg_registry *reg, unsigned slot, struct class_sum *sum)
+{
+	const struct hg_tenant_sp *t = &reg->t[slot];
+	const struct hg_tenant *tn = &reg->dp->tenant[slot];
+	uint32_t ctx, c, b;
+
+	memset(sum, 0, sizeof(*sum) * HG_CLASSES_SHM);
+	for (ctx = 0; ctx < HG_MAX_CTX; ctx++) {
+		const struct hg_class_block *blk;
+
+		if (!t->ctx_used[ctx])
+			continue;
+		blk = (const void *)(tn->base + tn->lay.class_off +
+				     (uint64_t)ctx * tn->lay.class_stride);
+		for (c = 0; c < HG_CLASSES_SHM; c++) {
+			const struct hg_class_shm *k = &blk->c[c];
+
+			sum[c].n += LOAD(k->requests);
+			sum[c].svc += LOAD(k->service_tsc);
+			sum[c].queue += LOAD(k->queue_tsc);
+			for (b = 0; b < HG_HIST_BINS; b++) {
+				sum[c].svc_h[b] += LOAD(k->service_hist[b]);
+				sum[c].slow_h[b] += LOAD(k->slowdown_hist[b]);
+			}
+		}
+	}
+}
+
+static Hg__ClassStats *
+class_stats(struct hg_arena *a, uint32_t cls, const struct class_sum *s,
+	    double us_per_tsc)
+{
+	Hg__ClassStats *m = NEW(a, Hg__ClassStats, class_stats);
+	uint64_t hn = 0;
+	uint32_t b;
+
+	if (m == NULL)
+		return NULL;
+	for (b = 0; b < HG_HIST_BINS; b++)
+		hn += s->slow_h[b];
+	m->cls = cls;
+	m->requests = s->n;
+	m->service_mean_us = (double)s->svc / (double)s->n * us_per_tsc;
+	m->queue_mean_us = (double)s->queue / (double)s->n * us_per_tsc;
+	m->service_p99_us = (double)hist_pct(s->svc_h, hn, 0.99, HG_HIST_SVC_BASE) *
+			    us_per_tsc;
+	m->slowdown_p99 = (double)hist_pct(s->slow_h, hn, 0.99, HG_HIST_SLOW_BASE) / 16;
+	m->slowdown_p999 = (double)hist_pct(s->slow_h, hn, 0.999,
+					    HG_HIST_SLOW_BASE) / 16;
+	return m;
+}
+
+/* The classes that saw requests, and DARC's reservation count. */
+static int
+classes_info(struct hg_registry *reg, unsigned slot, Hg__TenantStats *ts,
+	     struct hg_arena *a)
+{
+	struct class_sum sum[HG_CLASSES_SHM];	/* 12 KiB: on the stack, not
+						 * in a reply over 4,096 tenants */
+	double us = 1e6 / (double)rte_get_tsc_hz();
+	uint32_t c, app;
+
+	if ((ts->classes = hg_arena_alloc(a, HG_CLASSES_SHM * sizeof(void *))) == NULL)
+		return -1;
+	sum_classes(reg, slot, sum);
+	for (c = 0; c < HG_CLASSES_SHM; c++)
+		if (sum[c].n != 0 &&
+		    (ts->classes[ts->n_classes++] = class_stats(a, c, &sum[c], us)) == NULL)
+			return -1;
+	ts->has_darc_updates = 1;
+	for (app = 0; app < HG_MAX_APPS; app++)
+		if (reg->t[slot].app[app].used)
+			ts->darc_updates += LOAD(reg->dp->tenant[slot].app_shm[app].darc_updates);
+	return 0;
+}
+
 static Hg__TenantStats *
 tenant_stats(struct hg_registry *reg, unsigned slot,
 	     const struct hg_tenant_cfg *def, struct hg_arena *a)
@@ -191,6 +287,8 @@ tenant_stats(struct hg_registry *reg, unsigned slot,
 			return NULL;
 		ts->cores[c] = cs;
 	}
+	if (classes_info(reg, slot, ts, a) < 0)
+		return NULL;
 	/* drained sessions are the persistent-overload signal (CoreSync) */
 	if (reg->t[slot].cfg.credit.rpc_hi != 0 &&
 	    (ts->credits = credits_info(a, reg, slot)) == NULL)
@@ -391,6 +489,35 @@ tel_settings(struct rte_tel_data *x, Hg__TenantSetting **s, size_t n)
 		rte_tel_data_add_dict_string(x, s[i]->key, s[i]->value);
 }
 
+/* A tenant's classes, "class0" ... (telemetry has no doubles: ns and
+ * slowdowns x 1000). */
+static void
+tel_classes(struct rte_tel_data *x, const Hg__TenantStats *ts)
+{
+	struct rte_tel_data *c;
+	char key[16];
+	size_t i;
+
+	for (i = 0; i < ts->n_classes; i++) {
+		const Hg__ClassStats *k = ts->classes[i];
+
+		if ((c = rte_tel_data_alloc()) == NULL)
+			return;
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_u64(c, "requests", k->requests);
+		rte_tel_data_add_dict_u64(c, "service_mean_ns",
+					  (uint64_t)(k->service_mean_us * 1000));
+		rte_tel_data_add_dict_u64(c, "service_p99_ns",
+					  (uint64_t)(k->service_p99_us * 1000));
+		rte_tel_data_add_dict_u64(c, "queue_mean_ns",
+					  (uint64_t)(k->queue_mean_us * 1000));
+		rte_tel_data_add_dict_u64(c, "slowdown_p999_milli",
+					  (uint64_t)(k->slowdown_p999 * 1000));
+		snprintf(key, sizeof(key), "class%u", k->cls);
+		rte_tel_data_add_dict_container(x, key, c, 0);
+	}
+}
+
 /* One tenant, summed over cores: cycles and packets per point, drops. */
 static void
 tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
@@ -436,6 +563,7 @@ tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
 	for (i = 0; i < HG_TDROP_N; i++)
 		rte_tel_data_add_dict_u64(dr, hg_tenant_drop_names[i], drops[i]);
 	rte_tel_data_add_dict_container(x, "drops", dr, 0);
+	tel_classes(x, ts);
 	rte_tel_data_add_dict_container(d, ts->name, x, 0);
 }
 

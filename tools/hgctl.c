@@ -339,6 +339,43 @@ sum_tenant(const Hg__TenantStats *t, struct totals *s)
 }
 
 static json_t *
+classes_json(const Hg__TenantStats *t)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < t->n_classes; i++) {
+		const Hg__ClassStats *c = t->classes[i];
+
+		json_array_append_new(a, json_pack("{s:i, s:I, s:f, s:f, s:f, s:f, s:f}",
+			"class", (int)c->cls, "requests", (json_int_t)c->requests,
+			"service_mean_us", c->service_mean_us,
+			"service_p99_us", c->service_p99_us,
+			"queue_mean_us", c->queue_mean_us,
+			"slowdown_p99", c->slowdown_p99,
+			"slowdown_p999", c->slowdown_p999));
+	}
+	return a;
+}
+
+static void
+print_classes(const Hg__TenantStats *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n_classes; i++) {
+		const Hg__ClassStats *c = t->classes[i];
+
+		printf("  class %u: %" PRIu64 " requests, service mean %.1f us p99 %.1f "
+		       "us, queue mean %.1f us, slowdown p99 %.1f p99.9 %.1f\n",
+		       c->cls, c->requests, c->service_mean_us, c->service_p99_us,
+		       c->queue_mean_us, c->slowdown_p99, c->slowdown_p999);
+	}
+	if (t->darc_updates)
+		printf("  darc reservations made: %" PRIu64 "\n", t->darc_updates);
+}
+
+static json_t *
 tenant_stats_json(const Hg__TenantStats *t)
 {
 	json_t *cores = json_array(), *j;
@@ -372,6 +409,8 @@ tenant_stats_json(const Hg__TenantStats *t)
 			 "doorbells", (json_int_t)s.doorbells,
 			 "doorbell_cycles", (json_int_t)s.doorbell_cycles,
 			 "cores", cores, "credits", credits_json(t->credits)));
+	json_object_set_new(j, "classes", classes_json(t));
+	json_object_set_new(j, "darc_updates", json_integer((json_int_t)t->darc_updates));
 	return j;
 }
 
@@ -469,6 +508,7 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 			       t->credits->pool, t->credits->issued, t->credits->sessions,
 			       t->credits->drained, t->credits->credit_updates,
 			       t->credits->dm_us);
+		print_classes(t);
 		for (c = 0; c < t->n_cores; c++)
 			print_drops(t->cores[c]->drops, t->cores[c]->n_drops, "  ");
 	}

@@ -37,6 +37,18 @@ def test_every_policy_answers_every_request_once(net, daemon, cleanup, policy):
     assert out["lost"] == 0 and out["invalid"] == 0, out
     assert out["received"] + out["rejected"] == out["sent"], out   # a reject is an answer
     assert out["rejected"] < out["sent"] / 100, out
+    # per class, what the library measured around the handler
+    st = daemon.tenant_stats(name)
+    cls = {c["class"]: c for c in st["classes"]}
+    assert set(cls) == {0, 1}, st["classes"]
+    assert sum(c["requests"] for c in cls.values()) == out["received"]
+    # 20 us and 1 ms of work; the workers share CPU 0 with the client, so
+    # the OS's time slices inflate both, the long class far more in total
+    assert cls[0]["service_mean_us"] >= 15 and cls[1]["service_mean_us"] >= 800, cls
+    assert cls[0]["service_mean_us"] * 3 < cls[1]["service_mean_us"], cls
+    assert cls[1]["service_p99_us"] >= 800 and cls[0]["slowdown_p999"] >= 1, cls
+    if policy == "darc":            # 6,000 requests: a 5,000-request window closed
+        assert st["darc_updates"] >= 1, st["darc_updates"]
 
 
 def test_a_live_dispatch_change_loses_nothing(net, daemon, cleanup):

@@ -41,6 +41,8 @@ open_ctx(uint32_t id)
 	c->bell = tn.bell[id] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	cr_assert_geq(c->bell, 0);
 	c->shm = (struct hg_ctx_shm *)(app->base + app->hdr->ctx_off) + id;
+	c->classes = (struct hg_class_block *)(app->base + app->hdr->class_off +
+					       (uint64_t)id * app->hdr->class_stride);
 	c->ring[0][HG_RING_RX] = (struct rte_ring *)(app->base +
 		hg_ring_offset(app->hdr, id, 0, HG_RING_RX));
 	c->ring[0][HG_RING_TX] = (struct rte_ring *)(app->base +
