@@ -51,7 +51,8 @@ CLIENT_O   := $(CLIENT_CORE_O) $(OBJ)/pic/gen/hgctl.pb-c.o \
 POLICY_O := $(patsubst %.c,$(OBJ)/%.o,$(wildcard policy/*.c))
 
 TARGETS := $(BIN)/hourglassd $(BIN)/hgctl $(BIN)/hgload $(BIN)/hg-echo $(BIN)/hg-idle \
-	   $(BIN)/udp-echo $(BIN)/hg-policy-sim $(LIB)/libhgclient.so $(LIB)/libhgclient.a
+	   $(BIN)/udp-echo $(BIN)/hg-policy-sim $(BIN)/hg-kv $(LIB)/libhgclient.so \
+	   $(LIB)/libhgclient.a
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -60,7 +61,8 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # than fail deep in the build. The goals that install it first skip this.
 ifeq ($(filter deps clean test demo bench asan fuzz,$(MAKECMDGOALS)),)
 HAVE_DEPS := $(shell command -v protoc-c >/dev/null && \
-	pkg-config --exists libdpdk libevent libprotobuf-c jansson && echo yes)
+	pkg-config --exists libdpdk libevent libprotobuf-c jansson && \
+	test -f /usr/include/leveldb/c.h && echo yes)
 ifneq ($(HAVE_DEPS),yes)
 $(error build dependencies missing: run `make deps` (tools/install-deps.sh) as root)
 endif
@@ -141,6 +143,12 @@ $(BIN)/hg-idle: $(OBJ)/tools/hg_idle.o $(LIB)/libhgclient.a
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lprotobuf-c -lpthread
+
+# the LevelDB server of issue 12 (Debian's libleveldb-dev)
+$(BIN)/hg-kv: $(OBJ)/tools/hg_kv.o $(LIB)/libhgclient.a
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lleveldb -lprotobuf-c -lpthread
 
 # the kernel baseline of bench/versus-kernel: plain sockets, no DPDK
 $(BIN)/udp-echo: $(OBJ)/tools/udp_echo.o

@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS=(build-essential pkg-config libdpdk-dev dpdk libevent-dev
       libprotobuf-c-dev protobuf-c-compiler libcriterion-dev libjansson-dev
-      iproute2 ethtool iputils-ping procps clang libclang-rt-14-dev)
+      iproute2 ethtool iputils-ping procps clang libclang-rt-14-dev libleveldb-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do

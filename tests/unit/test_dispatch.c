@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../../policy/dispatch.h"
+#include "../../proto/hg_shm.h"
 
 #define EMPTY UINT64_MAX
 
@@ -135,4 +136,30 @@ Test(fc, hands_out_to_idle_workers_then_itself)
 	cr_assert_eq(hg_fc_target(&f, idle, 6), 1, "wraps");
 	cr_assert_eq(hg_fc_target(&f, 1ull << 6, 6), 6, "only itself: it serves");
 	cr_assert_eq(hg_fc_target(&f, 0, 6), -1, "nobody idle: the central queue");
+}
+
+/* The class histograms' bins (proto/hg_shm.h): 4 per power of two, a
+ * bin's bound at most 25% above any value in it, monotonic. */
+Test(hist, bins_bound_their_values)
+{
+	uint64_t v, prev = 0;
+	uint32_t b, last = 0;
+
+	cr_assert_eq(hg_hist_bin(0, HG_HIST_SVC_BASE), 0);
+	cr_assert_eq(hg_hist_bin(255, HG_HIST_SVC_BASE), 0);
+	cr_assert_eq(hg_hist_bin(256, HG_HIST_SVC_BASE), 1);
+	for (v = 1; v < (1ull << 32); v = v * 9 / 8 + 1) {
+		b = hg_hist_bin(v, HG_HIST_SLOW_BASE);
+		cr_assert_geq(b, last, "monotonic at %lu", (unsigned long)v);
+		if (b == HG_HIST_BINS - 1)
+			break;		/* the last bin takes what is above */
+		cr_assert_geq(hg_hist_high(b, HG_HIST_SLOW_BASE), v);
+		if (b > 0)
+			cr_assert_leq(hg_hist_high(b, HG_HIST_SLOW_BASE), v + v / 4 + 1,
+				      "%lu in bin %u", (unsigned long)v, b);
+		last = b;
+		prev = v;
+	}
+	cr_assert_eq(hg_hist_bin(~0ull, HG_HIST_SVC_BASE), HG_HIST_BINS - 1);
+	(void)prev;
 }

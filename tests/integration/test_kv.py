@@ -1,0 +1,112 @@
+"""hg-kv, the LevelDB server (issue 12), answers an independent client that
+speaks only the documented RPC header (proto/hg_rpc.h) and kv format
+(proto/hg_kv.h): GET and SCAN return the right values, also after PUT and
+DELETE, under each dispatch policy."""
+import os
+import socket
+import struct
+import subprocess
+
+import pytest
+
+from hg import BIN, DAEMON_IP
+
+RPC = struct.Struct("!HBBBBHIIQQ")       # magic, version, flags, type, pad, credits,
+KVREQ = struct.Struct("!HHHH")           # session, pad, req_id, ts; key_len, val_len, count
+KVREP = struct.Struct("!BBH")            # status, more, n
+GET, PUT, DELETE, SCAN = range(4)
+OK, NOT_FOUND, BAD = 0, 1, 2
+
+
+class Kv:
+    def __init__(self, daemon, tenant, port, keys=200, threads=2):
+        self.proc = subprocess.Popen(
+            [os.path.join(BIN, "hg-kv"), "--ctl", daemon.app_ctl, "--tenant", tenant,
+             "--port", str(port), "--threads", str(threads), "--keys", str(keys),
+             "--value-size", "40"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        line = self.proc.stdout.readline()
+        if "ready" not in line:
+            self.proc.kill()
+            raise RuntimeError(f"hg-kv did not start: {line}{self.proc.stdout.read()}")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+        return self.proc.stdout.read()
+
+
+class Client:
+    """One RPC session; waits for each answer (credit updates skipped)."""
+
+    def __init__(self, net, port):
+        self.s, self.port, self.rid = net.socket(), port, 0
+        self.s.settimeout(2)
+
+    def call(self, op, key, value=b"", count=0):
+        self.rid += 1
+        body = KVREQ.pack(len(key), len(value), count, 0) + key + value
+        self.s.sendto(RPC.pack(0x4852, 1, 1, op, 0, 0, 77, 0, self.rid, 0) + body,
+                      (DAEMON_IP, self.port))
+        while True:
+            data = self.s.recvfrom(4096)[0]
+            h = RPC.unpack(data[:32])
+            if h[2] & 0x02 and h[8] == self.rid:
+                return KVREP.unpack(data[32:36]), data[36:]
+            assert h[2] & 0x08, h                  # else only a credit update
+
+    def get(self, key):
+        (status, _, n), rest = self.call(GET, key)
+        if status != OK:
+            return status
+        (vlen,) = struct.unpack("!H", rest[:2])
+        return rest[2:2 + vlen]
+
+    def scan(self, start, count):
+        (status, more, n), rest = self.call(SCAN, start, count=count)
+        assert status == OK
+        out = []
+        for _ in range(n):
+            kl, vl = struct.unpack("!HH", rest[:4])
+            out.append((rest[4:4 + kl], rest[4 + kl:4 + kl + vl]))
+            rest = rest[4 + kl + vl:]
+        return out, more
+
+
+def key(i):
+    return b"%020d" % i
+
+
+def value(k, n=40):
+    return bytes(k[i % 20] for i in range(n))
+
+
+@pytest.mark.parametrize("policy", ["synergy", "darc"])
+def test_get_scan_after_put_and_delete(net, daemon, cleanup, policy):
+    port = 8950 + ["synergy", "darc"].index(policy)
+    name = f"kv{policy}"
+    daemon.hgctl("tenant", "add", name, "--ports", f"{port}-{port}",
+                 "--rpc-ports", f"{port}-{port}", "--dispatch", policy)
+    kv = Kv(daemon, name, port)
+    cleanup.append(kv)
+    c = Client(net, port)
+    assert c.get(key(7)) == value(key(7)), "a loaded key"
+    assert c.get(key(999999)) == NOT_FOUND
+    assert c.call(PUT, b"zz-new", b"hello")[0][0] == OK
+    assert c.get(b"zz-new") == b"hello"
+    assert c.call(PUT, key(7), b"changed")[0][0] == OK
+    assert c.get(key(7)) == b"changed"
+    assert c.call(DELETE, key(8))[0][0] == OK
+    assert c.get(key(8)) == NOT_FOUND
+    pairs, more = c.scan(key(5), 5)
+    assert [k for k, _ in pairs] == [key(5), key(6), key(7), key(9), key(10)], "8 is gone"
+    assert pairs[2][1] == b"changed" and pairs[0][1] == value(key(5)) and not more
+    pairs, more = c.scan(key(0), 1000)
+    assert more and 10 < len(pairs) < 200, "an answer holds what fits in one datagram"
+    assert [k for k, _ in pairs] == sorted(k for k, _ in pairs)
+    assert c.call(SCAN, key(0), count=0)[0][0] == BAD
+    assert c.call(GET, b"")[0][0] == BAD
+    c.s.close()
+    st = daemon.tenant_stats(name)
+    assert {x["class"] for x in st["classes"]} == {GET, PUT, DELETE, SCAN}
+    assert "served get" in kv.stop()
