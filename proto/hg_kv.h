@@ -11,8 +11,10 @@
  *   answer:   struct hg_kv_reply, then
  *             GET found: uint16 value length, the value
  *             SCAN:      n x (uint16 key length, uint16 value length, key,
- *                        value), keys in order from the start key; more: it
- *                        stopped because the answer was full
+ *                        value), keys in order from the start key. The
+ *                        server reads count keys (a SCAN's work is its
+ *                        count); more: the answer holds only those that
+ *                        fit in one datagram
  */
 #ifndef HG_PROTO_KV_H
 #define HG_PROTO_KV_H

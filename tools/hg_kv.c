@@ -126,24 +126,27 @@ do_scan(hg_ctx_t *ctx, const char *start, size_t klen, unsigned count,
 {
 	leveldb_iterator_t *it = leveldb_create_iterator(db, ropt);
 	size_t len = sizeof(struct hg_kv_reply), kl, vl;
-	unsigned n = 0;
+	unsigned n = 0, scanned = 0;
 	uint8_t more = 0;
 
 	hg_feedback_start(ctx);
-	for (leveldb_iter_seek(it, start, klen); leveldb_iter_valid(it) && n < count;
-	     leveldb_iter_next(it)) {
+	for (leveldb_iter_seek(it, start, klen); leveldb_iter_valid(it) &&
+	     scanned < count; leveldb_iter_next(it)) {
 		const char *k = leveldb_iter_key(it, &kl), *v = leveldb_iter_value(it, &vl);
 		uint16_t hdr[2] = { htons((uint16_t)kl), htons((uint16_t)vl) };
 
-		if (kl > HG_KV_KEY_MAX || len + 4 + kl + vl > REPLY_MAX) {
+		/* every key asked for is read (a SCAN's work is its count);
+		 * the answer holds those that fit in one datagram */
+		if (more || kl > HG_KV_KEY_MAX || len + 4 + kl + vl > REPLY_MAX) {
 			more = 1;
-			break;
+		} else {
+			memcpy(out + len, hdr, 4);
+			memcpy(out + len + 4, k, kl);
+			memcpy(out + len + 4 + kl, v, vl);
+			len += 4 + kl + vl;
+			n++;
 		}
-		memcpy(out + len, hdr, 4);
-		memcpy(out + len + 4, k, kl);
-		memcpy(out + len + 4 + kl, v, vl);
-		len += 4 + kl + vl;
-		n++;
+		scanned++;
 		hg_yield(ctx);
 	}
 	hg_feedback_finished(ctx);

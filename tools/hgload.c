@@ -4,8 +4,9 @@
  *
  * A sender thread emits requests at exponentially distributed intervals,
  * whether or not replies come back; a receiver thread matches replies by
- * the sequence number in the synthetic-work header (proto/hg_wire.h) and
- * records latency against the send time kept on this side. Many flows are
+ * the sequence number in the synthetic-work header (proto/hg_wire.h), or
+ * the RPC header's request id, and records latency against the send time
+ * kept on this side. The kv workload sends hg-kv's requests (proto/hg_kv.h). Many flows are
  * many sockets, each with its own source port.
  */
 #include <arpa/inet.h>
@@ -25,6 +26,7 @@
 
 #include <jansson.h>
 
+#include "hg_kv.h"
 #include "hg_rpc.h"
 #include "hg_wire.h"
 #include "util.h"
@@ -62,8 +64,9 @@ struct flow {
 
 struct rtype {
 	char name[24];
-	uint32_t service_ns;
+	uint32_t service_ns;	/* 0: unknown (no slowdown) */
 	double pct;
+	int op;			/* kv: enum hg_kv_op, the RPC type */
 };
 
 struct load {
@@ -75,6 +78,10 @@ struct load {
 	unsigned long seed;
 	int json;
 	int rpc, credits;	/* RPC header; obey credits */
+	int kv;			/* hg-kv requests (proto/hg_kv.h) */
+	uint64_t kv_keys;	/* keys 0..kv_keys-1, as hg-kv loads them */
+	unsigned scan_count;
+	_Atomic uint64_t kv_errors;	/* answers whose status is not OK */
 	double slo_us;
 	struct flow *fl;
 	_Atomic uint64_t rejected, credit_msgs;
@@ -124,6 +131,33 @@ parse_ns(const char *s)
 	return (uint32_t)v;
 }
 
+/* kv:get=99.5,scan=0.5: hg-kv operations (proto/hg_kv.h) and their
+ * shares; OP=PCT@NS gives the operation's service time for slowdowns
+ * (bench/kv measures it unloaded). The type's index is not the RPC type:
+ * op is. */
+static void
+parse_kv(struct load *l, const char *spec)
+{
+	static const char *const ops[HG_KV_OPS] = { "get", "put", "delete", "scan" };
+	char buf[256], *save = NULL, *item;
+	int op;
+
+	l->kv = l->rpc = 1;
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		char name[16], pct[16], ns[16] = "0", extra;
+
+		if (sscanf(item, "%15[^=]=%15[^@]@%15[^@]%c", name, pct, ns, &extra) < 2)
+			die("kv entry '%s' is not OP=PCT[@NS]", item);
+		for (op = 0; op < HG_KV_OPS && strcmp(ops[op], name) != 0; op++)
+			;
+		if (op == HG_KV_OPS)
+			die("kv operation '%s' is not get|put|delete|scan", name);
+		add_type(l, name, parse_ns(ns), atof(pct));
+		l->type[l->n_types - 1].op = op;
+	}
+}
+
 /* Synergy Table II workloads, fixed:NS, or mix:NAME:NS:PCT,... */
 static void
 parse_workload(struct load *l, const char *spec)
@@ -144,6 +178,8 @@ parse_workload(struct load *l, const char *spec)
 		add_type(l, "long", 500000, 3);
 	} else if (strncmp(spec, "fixed:", 6) == 0) {
 		add_type(l, "fixed", parse_ns(spec + 6), 100);
+	} else if (strncmp(spec, "kv:", 3) == 0) {
+		parse_kv(l, spec + 3);
 	} else if (strncmp(spec, "mix:", 4) == 0) {
 		char buf[256], *save = NULL, *item;
 
@@ -159,7 +195,7 @@ parse_workload(struct load *l, const char *spec)
 		}
 	} else {
 		die("unknown workload '%s' (fixed:NS|high|extreme|zippydb|"
-		    "mix:NAME:NS:PCT,...)", spec);
+		    "mix:NAME:NS:PCT,...|kv:OP=PCT[@NS],...)", spec);
 	}
 	for (i = 0; i < l->n_types; i++) {
 		if (!(l->type[i].pct > 0))
@@ -213,6 +249,39 @@ session_id(const struct load *l, unsigned f)
 	return (uint32_t)(l->seed << 16) ^ f;
 }
 
+/* The key a kv request names: spread over the keys by the sequence
+ * number (any thread may send a request: no shared generator). */
+static uint64_t
+kv_key(const struct load *l, uint64_t seq)
+{
+	uint64_t z = seq + l->seed * 0x9E3779B97F4A7C15ull;
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return (z ^ (z >> 31)) % (l->kv_keys ? l->kv_keys : 1);
+}
+
+/* An hg-kv request body for op after the RPC header; returns its size.
+ * Keys are hg-kv's (20 digits); a PUT writes the value hg-kv loads. */
+static size_t
+kv_body(const struct load *l, uint64_t seq, int op, uint8_t *p)
+{
+	char key[21];
+	struct hg_kv_req h = { htons(20), 0, 0, 0 };
+	size_t len = sizeof(h) + 20, i;
+
+	snprintf(key, sizeof(key), "%020llu", (unsigned long long)kv_key(l, seq));
+	if (op == HG_KV_PUT)
+		h.val_len = htons(40);
+	if (op == HG_KV_SCAN)
+		h.count = htons((uint16_t)l->scan_count);
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + sizeof(h), key, 20);
+	for (i = 0; op == HG_KV_PUT && i < 40; i++)
+		p[len++] = (uint8_t)key[i % 20];
+	return len;
+}
+
 static void
 send_req(struct load *l, uint64_t seq, unsigned f, uint8_t *payload)
 {
@@ -220,18 +289,25 @@ send_req(struct load *l, uint64_t seq, unsigned f, uint8_t *payload)
 	struct hg_work_hdr *h = (void *)(payload + (l->rpc ? HG_RPC_HDR_LEN : 0));
 	struct flow *fl = &l->fl[f];
 
+	size_t len = l->size;
+
 	r->tx_ns = now_ns();
-	*h = (struct hg_work_hdr){
-		.magic = htonl(HG_WORK_MAGIC), .version = HG_WORK_VERSION,
-		.type = r->type, .service_ns = htonl(l->type[r->type].service_ns),
-		.seq = htobe64(seq), .tx_ns = htobe64(r->tx_ns),
-	};
+	if (l->kv)
+		len = HG_RPC_HDR_LEN + kv_body(l, seq, l->type[r->type].op,
+					       payload + HG_RPC_HDR_LEN);
+	else
+		*h = (struct hg_work_hdr){
+			.magic = htonl(HG_WORK_MAGIC), .version = HG_WORK_VERSION,
+			.type = r->type, .service_ns = htonl(l->type[r->type].service_ns),
+			.seq = htobe64(seq), .tx_ns = htobe64(r->tx_ns),
+		};
 	if (l->rpc) {
 		uint32_t queued = fl->qt - fl->qh;
 
 		*(struct hg_rpc_hdr *)payload = (struct hg_rpc_hdr){
 			.magic = htons(HG_RPC_MAGIC), .version = HG_RPC_VERSION,
-			.flags = HG_RPC_REQUEST, .type = r->type,
+			.flags = HG_RPC_REQUEST,
+			.type = l->kv ? (uint8_t)l->type[r->type].op : r->type,
 			.credits = htons((uint16_t)(queued > 65535 ? 65535 : queued)),
 			.session = htonl(session_id(l, f)), .req_id = htobe64(seq),
 			.ts = htobe64(r->tx_ns),
@@ -240,7 +316,7 @@ send_req(struct load *l, uint64_t seq, unsigned f, uint8_t *payload)
 	/* published before sending: the reply may beat send()'s return */
 	atomic_store_explicit(&r->state, R_SENT, memory_order_release);
 	atomic_fetch_add(&fl->outstanding, 1);
-	if (send(l->fd[f], payload, l->size, 0) < 0) {
+	if (send(l->fd[f], payload, len, 0) < 0) {
 		uint8_t expect = R_SENT;
 
 		if (atomic_compare_exchange_strong(&r->state, &expect, R_UNSENT)) {
@@ -393,6 +469,11 @@ take_rpc(struct load *l, const uint8_t *buf, ssize_t n, uint64_t now)
 		l->invalid++;
 		return;
 	}
+	/* hg-kv answers carry a status: not OK is counted (a GET of a key
+	 * a DELETE took, an error) */
+	if (l->kv && (n < (ssize_t)(HG_RPC_HDR_LEN + sizeof(struct hg_kv_reply)) ||
+		      buf[HG_RPC_HDR_LEN] != HG_KV_OK))
+		atomic_fetch_add(&l->kv_errors, 1);
 	fl->answered++;
 	atomic_fetch_sub(&fl->outstanding, 1);
 	l->req[seq].lat_ns = (uint32_t)(now - l->req[seq].tx_ns > UINT32_MAX ? UINT32_MAX
@@ -653,6 +734,9 @@ report(const struct load *l)
 			"sender_behind", (json_int_t)l->behind,
 			"types", types, "flow_answered", flows_answered_json(l));
 		json_object_update(j, meta);
+		if (l->kv)
+			json_object_set_new(j, "kv_errors",
+					    json_integer((json_int_t)atomic_load(&l->kv_errors)));
 		json_decref(meta);
 		out = json_dumps(j, JSON_INDENT(2));
 		puts(out);
@@ -677,6 +761,9 @@ report(const struct load *l)
 			       (unsigned long)atomic_load(&l->credit_msgs),
 			       secs > 0 ? all.good / secs : 0.0,
 			       l->slo_us > 0 ? " within the SLO" : "");
+		if (l->kv)
+			printf("kv answers not OK %lu\n",
+			       (unsigned long)atomic_load(&l->kv_errors));
 		if (atomic_load(&l->send_errors) || l->invalid)
 			printf("send errors %lu, invalid replies %lu\n",
 			       (unsigned long)atomic_load(&l->send_errors),
@@ -696,7 +783,9 @@ usage(int code)
 		"              [--size BYTES] [--workload fixed:NS|high|extreme|zippydb|"
 		"mix:NAME:NS:PCT,...]\n"
 		"              [--timeout-ms MS] [--seed N] [--json]\n"
-		"              [--rpc | --credits] [--slo-us US]\n");
+		"              [--rpc | --credits] [--slo-us US]\n"
+		"              kv:OP=PCT[@NS],... (hg-kv: get|put|delete|scan, RPC)"
+		" [--kv-keys N] [--scan-count N]\n");
 	exit(code);
 }
 
@@ -744,6 +833,8 @@ parse_args(struct load *l, int argc, char **argv)
 		{ "rpc", no_argument, NULL, 'p' },
 		{ "credits", no_argument, NULL, 'c' },
 		{ "slo-us", required_argument, NULL, 'o' },
+		{ "kv-keys", required_argument, NULL, 'K' },
+		{ "scan-count", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -752,6 +843,8 @@ parse_args(struct load *l, int argc, char **argv)
 
 	l->flows = 1;
 	l->size = 64;
+	l->kv_keys = 1000000;
+	l->scan_count = 100;
 	l->timeout_ms = 1000;
 	l->seed = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -770,6 +863,9 @@ parse_args(struct load *l, int argc, char **argv)
 		case 'p': l->rpc = 1; break;
 		case 'c': l->rpc = l->credits = 1; break;
 		case 'o': l->slo_us = num("--slo-us", optarg, 1, 1e8); break;
+		case 'K': l->kv_keys = (uint64_t)num("--kv-keys", optarg, 1, 1e12); break;
+		case 'C': l->scan_count = (unsigned)num("--scan-count", optarg, 1,
+							HG_KV_SCAN_MAX); break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -779,7 +875,7 @@ parse_args(struct load *l, int argc, char **argv)
 	if (l->target_str[0] == '\0' || l->rate == 0 || l->duration == 0)
 		usage(2);
 	parse_workload(l, workload);
-	if (l->rpc && l->size < HG_RPC_HDR_LEN + sizeof(struct hg_work_hdr))
+	if (l->rpc && !l->kv && l->size < HG_RPC_HDR_LEN + sizeof(struct hg_work_hdr))
 		die("--size must be at least %zu with --rpc or --credits",
 		    HG_RPC_HDR_LEN + sizeof(struct hg_work_hdr));
 }

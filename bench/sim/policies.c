@@ -42,6 +42,9 @@ struct workload {
 	const char *cls_name[HG_CLASSES];
 };
 
+static struct workload custom = { "custom", 0, { 0 }, { 0 }, { 0 } };
+static char custom_names[HG_CLASSES][24];
+
 static const struct workload workloads[] = {
 	{ "extreme", 2, { 0.5, 500 }, { 99.5, 0.5 }, { "short", "long" } },
 	{ "high", 2, { 1, 100 }, { 50, 50 }, { "short", "long" } },
@@ -540,7 +543,7 @@ struct opts {
 	uint64_t requests, seed;	/* requests: the most one point runs */
 	double seconds;			/* simulated time per point */
 	double slo, preempt_us, quantum_us, dispatch_us, switch_us;
-	const char *workload, *policies;
+	const char *workload, *policies, *mix;
 };
 
 static double
@@ -631,7 +634,8 @@ usage(void)
 		"getscan|all] [--policies d-FCFS,c-FCFS,TS,Synergy,DARC,FC]\n"
 		"       [--workers 16] [--requests 1000000] [--steps 20] "
 		"[--slo 10]\n       [--preempt-us 1] [--quantum-us 5] "
-		"[--switch-us 0.1] [--dispatch-us 0.05] [--seed 1]\n");
+		"[--switch-us 0.1] [--dispatch-us 0.05] [--seed 1]\n"
+		"       [--mix NAME:US:PCT,...]   (a workload of your own)\n");
 	exit(2);
 }
 
@@ -645,6 +649,7 @@ parse(int argc, char **argv, struct opts *o)
 		{ "preempt-us", 1, NULL, 'e' }, { "quantum-us", 1, NULL, 'q' },
 		{ "dispatch-us", 1, NULL, 'd' }, { "seed", 1, NULL, 'S' },
 		{ "seconds", 1, NULL, 't' }, { "switch-us", 1, NULL, 'x' },
+		{ "mix", 1, NULL, 'm' },
 		{ NULL, 0, NULL, 0 } };
 	int c;
 
@@ -667,12 +672,35 @@ parse(int argc, char **argv, struct opts *o)
 		case 'S': o->seed = strtoull(optarg, NULL, 10); break;
 		case 't': o->seconds = atof(optarg); break;
 		case 'x': o->switch_us = atof(optarg); break;
+		case 'm': o->mix = optarg; break;
 		default: usage();
 		}
 	}
 	if (o->workers < 2 || o->workers > MAX_W || o->requests < 1000 ||
 	    o->steps < 2)
 		usage();
+}
+
+/* --mix NAME:US:PCT,...: a workload of measured classes (bench/kv). */
+static int
+parse_mix(const char *spec)
+{
+	char buf[256], *save = NULL, *item;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (item = strtok_r(buf, ",", &save); item && custom.n < MAX_CLASSES;
+	     item = strtok_r(NULL, ",", &save)) {
+		double us, pct;
+
+		if (sscanf(item, "%23[^:]:%lf:%lf", custom_names[custom.n], &us,
+			   &pct) != 3 || !(us > 0) || !(pct > 0))
+			return -1;
+		custom.svc_us[custom.n] = us;
+		custom.pct[custom.n] = pct;
+		custom.cls_name[custom.n] = custom_names[custom.n];
+		custom.n++;
+	}
+	return custom.n > 0 ? 0 : -1;
 }
 
 /* Is name in the comma-separated list? */
@@ -702,6 +730,14 @@ main(int argc, char **argv)
 			return 1;
 	if (s.rq == NULL)
 		return 1;
+	if (o.mix != NULL) {
+		if (parse_mix(o.mix) < 0)
+			usage();
+		for (p = 0; p < P_N; p++)
+			if (listed(o.policies, pol_name[p]))
+				search(&s, &o, &custom, (enum pol)p);
+		return 0;
+	}
 	for (w = 0; w < sizeof(workloads) / sizeof(workloads[0]); w++) {
 		if (strcmp(o.workload, "all") != 0 &&
 		    strcmp(o.workload, workloads[w].name) != 0)

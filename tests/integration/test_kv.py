@@ -110,3 +110,22 @@ def test_get_scan_after_put_and_delete(net, daemon, cleanup, policy):
     st = daemon.tenant_stats(name)
     assert {x["class"] for x in st["classes"]} == {GET, PUT, DELETE, SCAN}
     assert "served get" in kv.stop()
+
+
+def test_hgload_drives_kv_with_real_requests(net, daemon, cleanup):
+    daemon.hgctl("tenant", "add", "kvload", "--ports", "8960-8960",
+                 "--rpc-ports", "8960-8960", "--dt-us", "100000", "--ddrop-us", "200000")
+    cleanup.append(Kv(daemon, "kvload", 8960, keys=2000))
+    p = net.popen("taskset", "-c", "0", os.path.join(BIN, "hgload"),
+                  "--target", f"{DAEMON_IP}:8960", "--rate", "1000", "--duration", "2",
+                  "--flows", "4", "--credits", "--workload", "kv:get=90,scan=10@50000",
+                  "--kv-keys", "2000", "--scan-count", "20", "--json",
+                  stdout=subprocess.PIPE, text=True)
+    out = __import__("json").loads(p.communicate(timeout=60)[0])
+    assert out["sent"] > 1500 and out["lost"] == 0 and out["invalid"] == 0, out
+    assert out["kv_errors"] == 0, out
+    types = {t["name"]: t for t in out["types"]}
+    assert set(types) == {"get", "scan"} and types["scan"]["received"] > 100, types
+    assert types["scan"]["slowdown"]["p999"] is not None, "scan's service time was given"
+    st = daemon.tenant_stats("kvload")
+    assert {c["class"] for c in st["classes"]} == {GET, SCAN}
