@@ -258,27 +258,43 @@ able_locked(const struct hg_appq *q, enum hg_dispatch p)
 	return able;
 }
 
-/* Wakes one blocked worker among able while requests wait here: the
+/* Rings blocked workers in mask (all of them, or the first only): the
  * daemon rings only the context it delivered to, and a worker asleep
- * would leave them waiting behind a busy one. */
+ * would leave what waits here behind a busy one. The fence pairs with
+ * the one between a worker's arming and its re-check (doorbell.c): either
+ * it sees the request queued here or this sees it armed. */
 static void
-wake_one(hg_ctx_t *w, uint64_t able)
+wake(hg_ctx_t *w, uint64_t mask, int all)
 {
 	hg_app_t *app = w->app;
 	uint32_t n = __atomic_load_n(&app->n_ctxs, __ATOMIC_ACQUIRE), i, k;
 	uint64_t one = 1;
+	hg_ctx_t *v;
 
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (i = 1; i < n; i++) {
 		k = (w->n + i) % n;
-		hg_ctx_t *v = app->ctxs[k];
-
-		if (v == NULL || k >= 64 || !(able & (1ull << k)) ||
+		v = app->ctxs[k];
+		if (v == NULL || k >= 64 || !(mask & (1ull << k)) ||
 		    !__atomic_load_n(&v->shm->armed, __ATOMIC_RELAXED) ||
 		    !__atomic_exchange_n(&v->shm->armed, 0, __ATOMIC_RELAXED))
 			continue;
-		if (write(v->bell, &one, sizeof(one)) == sizeof(one))
+		if (write(v->bell, &one, sizeof(one)) == sizeof(one) && !all)
 			return;
 	}
+}
+
+/* Locked: the workers but w with requests in their own queues (fc). */
+static uint64_t
+owners_locked(const struct hg_appq *q, const hg_ctx_t *w, uint32_t n)
+{
+	uint64_t m = 0;
+	uint32_t k;
+
+	for (k = 0; k < n && k < HG_MAX_CTX; k++)
+		if (k != w->n && q->own[k].n > 0)
+			m |= 1ull << k;
+	return m;
 }
 
 int
@@ -300,7 +316,7 @@ hg_appq_take(hg_ctx_t *w, struct hg_msg *m, enum hg_dispatch p)
 	struct hg_appq *q = appq(w->app);
 	struct hg_dq_req r;
 	struct hg_desc d;
-	uint64_t able;
+	uint64_t able, owners;
 	int got;
 
 	if (q == NULL)
@@ -323,9 +339,12 @@ hg_appq_take(hg_ctx_t *w, struct hg_msg *m, enum hg_dispatch p)
 	else
 		q->idle |= 1ull << w->n;
 	able = able_locked(q, p) & ~(1ull << w->n);
+	owners = owners_locked(q, w, q->darc.n_workers);
 	unlock(q);
-	if (able != 0)
-		wake_one(w, able);
+	if (owners != 0)		/* handed to it: it must look */
+		wake(w, owners, 1);
+	if (able & ~owners)
+		wake(w, able & ~owners, 0);
 	if (!got)
 		return 0;
 	to_desc(&r, &d);
