@@ -13,8 +13,9 @@
  *          takes what Algorithm 1 lets it (hg_darc_pick); completions
  *          feed the profile (hg_darc_complete).
  *   fc     the idle worker that wins the combiner try-lock drains the
- *          rings outside the queue lock and hands the requests to idle
- *          workers' own queues or the central one; the others take theirs.
+ *          rings outside the queue lock and hands one request to each
+ *          other idle worker's own queue, the rest to the central one,
+ *          which it and whoever is free next take from.
  *
  * A worker about to block rings another blocked worker's doorbell while
  * requests wait here: the daemon rings only the context it delivered to,
@@ -184,6 +185,7 @@ combine(hg_ctx_t *w, struct hg_appq *q)
 {
 	struct hg_desc d[HG_DRAIN_MAX];
 	struct hg_dq_req r;
+	uint64_t idle;
 	uint32_t n, i;
 	int to;
 
@@ -191,9 +193,10 @@ combine(hg_ctx_t *w, struct hg_appq *q)
 		return;
 	n = drain(w, d, room(q, HG_DISPATCH_FC));
 	lock(q);
+	idle = q->idle;
 	for (i = 0; i < n; i++) {
 		r = to_req(w->app, &d[i], w->n);
-		to = hg_fc_target(&q->fc, q->idle, (int)w->n);
+		to = hg_fc_target(&q->fc, &idle, (int)w->n);
 		if (to < 0 || hg_dq_push(&q->own[to], &r) != 0)
 			hg_dq_push(&q->central, &r);
 	}

@@ -274,17 +274,18 @@ hg_fc_release(struct hg_fc *f, int worker)
 }
 
 int
-hg_fc_target(struct hg_fc *f, uint64_t idle, int combiner)
+hg_fc_target(struct hg_fc *f, uint64_t *idle, int combiner)
 {
-	uint64_t others = idle & ~bit((uint32_t)combiner), after;
+	uint64_t others = *idle & ~bit((uint32_t)combiner), after;
 	int w;
 
 	if (others == 0)
-		return (idle & bit((uint32_t)combiner)) ? combiner : -1;
+		return -1;
 	/* round robin: the first idle worker at or after next */
 	after = f->next < 64 ? others & ~(bit(f->next) - 1) : 0;
 	w = lowest(after ? after : others);
 	f->next = (uint32_t)w + 1;
 	f->handed++;
+	*idle &= ~bit((uint32_t)w);	/* one request each: it is busy now */
 	return w;
 }

@@ -160,10 +160,11 @@ void hg_fc_init(struct hg_fc *f);
 int hg_fc_try_combine(struct hg_fc *f, int worker);
 /* Step 4: it hands the role back and works again. */
 void hg_fc_release(struct hg_fc *f, int worker);
-/* Step 3: the worker a drained request goes to: an idle one (round robin,
- * the combiner last so that it serves itself when nobody else is free),
- * or -1 for the central queue. */
-int hg_fc_target(struct hg_fc *f, uint64_t idle, int combiner);
+/* Step 3: the worker a drained request goes to: an idle one other than
+ * the combiner (round robin; it leaves *idle: one request each), or -1
+ * for the central queue, where whoever is free next, the combiner too,
+ * takes it. */
+int hg_fc_target(struct hg_fc *f, uint64_t *idle, int combiner);
 
 /* ---- names ---- */
 

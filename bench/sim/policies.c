@@ -251,8 +251,9 @@ next_ts(struct sim *s)
 static void start_next(struct sim *s, unsigned w, double now);
 
 /* Flat combining, steps 1-4: the idle worker w, if it wins the try-lock,
- * hands every arrival to an idle worker (itself last) or the central
- * queue, paying dispatch_us for each; the others start when handed. */
+ * hands one arrival to each other idle worker and the rest to the central
+ * queue (where it takes its own), paying dispatch_us for each; the others
+ * start when handed. */
 static double
 combine(struct sim *s, unsigned w, double now)
 {
@@ -265,13 +266,11 @@ combine(struct sim *s, unsigned w, double now)
 		return now;
 	while ((id = pop(&s->input)) >= 0) {
 		t += s->dispatch_us;
-		to = hg_fc_target(&s->fc, idle, (int)w);
-		if (to < 0 || to == (int)w) {
-			push(s, to < 0 ? &s->central : &s->w[w].local, (uint64_t)id);
-			continue;
-		}
-		idle &= ~(1ull << to);
-		run(s, (unsigned)to, id, t);
+		to = hg_fc_target(&s->fc, &idle, (int)w);
+		if (to < 0)
+			push(s, &s->central, (uint64_t)id);
+		else
+			run(s, (unsigned)to, id, t);
 	}
 	hg_fc_release(&s->fc, (int)w);
 	return t;

@@ -125,17 +125,20 @@ Test(fc, one_combiner_at_a_time)
 	cr_assert_eq(f.combines, 2);
 }
 
-Test(fc, hands_out_to_idle_workers_then_itself)
+Test(fc, one_request_to_each_idle_worker_the_rest_central)
 {
 	struct hg_fc f;
 	uint64_t idle = (1ull << 1) | (1ull << 4) | (1ull << 6);
 
 	hg_fc_init(&f);
-	cr_assert_eq(hg_fc_target(&f, idle, 6), 1);
-	cr_assert_eq(hg_fc_target(&f, idle, 6), 4, "round robin");
-	cr_assert_eq(hg_fc_target(&f, idle, 6), 1, "wraps");
-	cr_assert_eq(hg_fc_target(&f, 1ull << 6, 6), 6, "only itself: it serves");
-	cr_assert_eq(hg_fc_target(&f, 0, 6), -1, "nobody idle: the central queue");
+	cr_assert_eq(hg_fc_target(&f, &idle, 6), 1);
+	cr_assert_eq(hg_fc_target(&f, &idle, 6), 4, "round robin");
+	cr_assert_eq(idle, 1ull << 6, "each got one: busy now");
+	cr_assert_eq(hg_fc_target(&f, &idle, 6), -1,
+		     "the rest go central, where the combiner takes its own");
+	idle = (1ull << 1) | (1ull << 4);
+	cr_assert_eq(hg_fc_target(&f, &idle, 6), 1, "wraps");
+	cr_assert_eq(f.handed, 3);
 }
 
 /* The class histograms' bins (proto/hg_shm.h): 4 per power of two, a
