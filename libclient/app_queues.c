@@ -93,6 +93,12 @@ appq(hg_app_t *app)
 	return q;
 }
 
+struct hg_darc *
+hg_appq_darc(hg_app_t *app)
+{
+	return app->q != NULL ? &app->q->darc : NULL;
+}
+
 void
 hg_appq_free(hg_app_t *app)
 {

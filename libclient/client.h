@@ -132,6 +132,8 @@ int hg_appq_ready(const hg_ctx_t *w);
 void hg_appq_sleeping(hg_ctx_t *w);
 void hg_appq_done(hg_ctx_t *w, uint64_t service_ns);
 void hg_appq_free(hg_app_t *app);
+/* DARC's state, for tests (NULL before the queues are made). */
+struct hg_darc *hg_appq_darc(hg_app_t *app);
 
 /* The clock requests are stamped with (tests inject their own). */
 extern uint64_t (*hg_clock_ns)(void);

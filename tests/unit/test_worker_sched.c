@@ -4,6 +4,7 @@
  * playing the daemon: stealing, the wait queue, green-thread preemption,
  * the EMA and quantum (injected clock), the timer's decisions, and the
  * doorbell with both sides racing. */
+#include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <poll.h>
 #include <pthread.h>
@@ -14,6 +15,8 @@
 
 #include "../../fastpath/doorbell.h"
 #include "../../libclient/client.h"
+#include "../../policy/dispatch.h"
+#include "../../proto/hg_rpc.h"
 #include "../../slowpath/preempt_timer.h"
 #include "../../slowpath/region.h"
 
@@ -457,4 +460,95 @@ Test(doorbell, a_blocked_receive_ends_at_its_timeout)
 	ms = ms_since(&t0);
 	cr_assert(ms >= 49 && ms < 5000, "%.1f ms", ms);
 	cr_assert_eq(c->shm->armed, 0, "disarmed after the wait");
+}
+
+/* ---- the central dispatch policies (app_queues.c, issue 12) ---- */
+
+static void
+set_dispatch(enum hg_dispatch p)
+{
+	((struct hg_region_hdr *)tn.base)->steer.dispatch = p;
+}
+
+TestSuite(central, .init = setup, .fini = teardown);
+
+/* c-FCFS: a request never waits at a busy worker while another is idle,
+ * even one below Synergy's steal threshold. */
+Test(central, cfcfs_never_queues_at_a_busy_worker)
+{
+	hg_ctx_t *b;
+	struct hg_msg m;
+
+	open_ctx(0);			/* busy: it never calls hg_recv here */
+	b = open_ctx(1);
+	set_dispatch(HG_DISPATCH_CFCFS);
+	deliver(0, 1, "x");
+	cr_assert_eq(hg_recv(b, &m, 0), 1, "the idle worker takes it");
+	cr_assert_eq(memcmp(m.data, "x", 1), 0);
+	hg_msg_free(b, &m);
+	cr_assert_not(hg_appq_pending(app));
+	hg_appq_free(app);
+}
+
+/* An RPC request of class type into buffer buf on ctx's ring. */
+static void
+deliver_rpc(uint32_t ctx, uint32_t buf, uint8_t type)
+{
+	struct hg_rpc_hdr h = { .magic = htons(HG_RPC_MAGIC), .version = HG_RPC_VERSION,
+				.flags = HG_RPC_REQUEST, .type = type };
+	struct hg_desc d = { .buf = buf, .len = sizeof(h) };
+
+	memcpy(hg_buf_ptr(app, buf), &h, sizeof(h));
+	cr_assert_eq(rte_ring_sp_enqueue_elem(tn.ring[ctx][0][HG_RING_RX], &d,
+					      sizeof(d)), 0);
+}
+
+/* DARC: with a reservation, a long class is refused on the short class's
+ * worker and waits for its own; a short one may run on the long's. */
+Test(central, darc_refuses_long_on_short_workers)
+{
+	static const double S[HG_CLASSES] = { 1000, 1000000 };
+	static const double R[HG_CLASSES] = { 0.9, 0.1 };
+	hg_ctx_t *a = open_ctx(0), *b = open_ctx(1);
+	struct hg_msg m;
+
+	set_dispatch(HG_DISPATCH_DARC);
+	cr_assert_eq(hg_recv(a, &m, 0), 0, "makes the app's queues");
+	/* class 0's demand is 0.9 / 100.9 x 2 -> 1 worker (0); class 1 gets
+	 * the spillway (1) */
+	hg_darc_reserve(hg_appq_darc(app), S, R);
+	deliver_rpc(0, 2, 1);
+	cr_assert_eq(hg_recv(a, &m, 0), 0, "long refused on the short's worker");
+	cr_assert(hg_appq_pending(app), "it waits in its class's queue");
+	cr_assert_eq(hg_recv(b, &m, 0), 1, "its own worker takes it");
+	cr_assert_eq(b->cls, 1);
+	hg_msg_free(b, &m);
+	deliver_rpc(0, 3, 0);
+	cr_assert_eq(hg_recv(b, &m, 0), 1, "short on the long's worker: allowed");
+	cr_assert_eq(b->cls, 0);
+	hg_msg_free(b, &m);
+	hg_appq_free(app);
+}
+
+/* A policy change leaves nothing behind: what a central policy queued,
+ * Synergy takes. */
+Test(central, a_change_back_to_synergy_takes_what_was_queued)
+{
+	hg_ctx_t *a = open_ctx(0);
+	struct hg_msg m;
+	int i;
+
+	set_dispatch(HG_DISPATCH_CFCFS);
+	for (i = 0; i < 3; i++)
+		deliver(0, (uint32_t)i + 10, "q");
+	cr_assert_eq(hg_recv(a, &m, 0), 1, "drains all three, takes one");
+	hg_msg_free(a, &m);
+	cr_assert(hg_appq_pending(app));
+	set_dispatch(HG_DISPATCH_SYNERGY);
+	for (i = 0; i < 2; i++) {
+		cr_assert_eq(hg_recv(a, &m, 0), 1, "queued %d", i);
+		hg_msg_free(a, &m);
+	}
+	cr_assert_eq(hg_recv(a, &m, 0), 0);
+	hg_appq_free(app);
 }
