@@ -74,6 +74,7 @@ struct sim {
 	unsigned W;
 	double rate;		/* requests per us */
 	double preempt_us, quantum_us, dispatch_us, switch_us;
+	int ts_cost_on_request;
 	uint64_t n, made, done;
 	int overloaded;
 	struct req *rq;
@@ -427,6 +428,15 @@ segment_end(struct sim *s, unsigned w, double now)
 		run_seg(s, w, k->cur, now, 0);	/* nothing waits: go on */
 		return;
 	}
+	if (s->pol == P_TS && s->ts_cost_on_request) {
+		/* the other reading of "1 us per preemption": the preempted
+		 * request carries it, the worker is free at once */
+		r->left += s->preempt_us;
+		push(s, &s->typed[r->cls], (uint64_t)k->cur);
+		start_next(s, w, now);
+		wake(s, r->cls, now);
+		return;
+	}
 	push(s, s->pol == P_TS ? &s->typed[r->cls] : &s->waitq, (uint64_t)k->cur);
 	k->cur = -1;
 	k->seg = now;
@@ -541,6 +551,7 @@ struct opts {
 	unsigned workers, steps;
 	uint64_t requests, seed;	/* requests: the most one point runs */
 	double seconds;			/* simulated time per point */
+	int ts_cost_on_request;
 	double slo, preempt_us, quantum_us, dispatch_us, switch_us;
 	const char *workload, *policies, *mix;
 };
@@ -573,6 +584,7 @@ point(struct sim *s, const struct opts *o, const struct workload *wl,
 	s->quantum_us = o->quantum_us;
 	s->dispatch_us = o->dispatch_us;
 	s->switch_us = o->switch_us;
+	s->ts_cost_on_request = o->ts_cost_on_request;
 	rc = sim_run(s, worst);
 	ok = rc == 0;
 	for (c = 0; c < wl->n; c++)
@@ -634,7 +646,8 @@ usage(void)
 		"       [--workers 16] [--requests 1000000] [--steps 20] "
 		"[--slo 10]\n       [--preempt-us 1] [--quantum-us 5] "
 		"[--switch-us 0.1] [--dispatch-us 0.05] [--seed 1]\n"
-		"       [--mix NAME:US:PCT,...]   (a workload of your own)\n");
+		"       [--mix NAME:US:PCT,...]   (a workload of your own)\n"
+		"       [--ts-cost worker|request]  (who pays TS's preemption)\n");
 	exit(2);
 }
 
@@ -648,7 +661,7 @@ parse(int argc, char **argv, struct opts *o)
 		{ "preempt-us", 1, NULL, 'e' }, { "quantum-us", 1, NULL, 'q' },
 		{ "dispatch-us", 1, NULL, 'd' }, { "seed", 1, NULL, 'S' },
 		{ "seconds", 1, NULL, 't' }, { "switch-us", 1, NULL, 'x' },
-		{ "mix", 1, NULL, 'm' },
+		{ "mix", 1, NULL, 'm' }, { "ts-cost", 1, NULL, 'T' },
 		{ NULL, 0, NULL, 0 } };
 	int c;
 
@@ -672,6 +685,10 @@ parse(int argc, char **argv, struct opts *o)
 		case 't': o->seconds = atof(optarg); break;
 		case 'x': o->switch_us = atof(optarg); break;
 		case 'm': o->mix = optarg; break;
+		case 'T': o->ts_cost_on_request = strcmp(optarg, "request") == 0;
+			  if (!o->ts_cost_on_request && strcmp(optarg, "worker") != 0)
+				  usage();
+			  break;
 		default: usage();
 		}
 	}
