@@ -250,9 +250,10 @@ take_typed_locked(struct hg_appq *q, struct hg_dq_req *r)
 }
 
 /* The workers that may take what waits here: DARC's eligible for the
- * classes with requests, else any. Locked. */
+ * classes with requests, else any. Exact under the lock; without it (a
+ * blocking worker's re-check) a hint, looked at again anyway. */
 static uint64_t
-able_locked(const struct hg_appq *q, enum hg_dispatch p)
+takers(const struct hg_appq *q, enum hg_dispatch p)
 {
 	uint64_t able = 0;
 	uint32_t c;
@@ -316,7 +317,7 @@ hg_appq_ready(const hg_ctx_t *w)
 		return 0;
 	p = __atomic_load_n(&w->app->steer->dispatch, __ATOMIC_RELAXED);
 	/* a hint, read without the lock: the worker looks again anyway */
-	return (able_locked(q, (enum hg_dispatch)p) >> w->n) & 1;
+	return (takers(q, (enum hg_dispatch)p) >> w->n) & 1;
 }
 
 int
@@ -347,7 +348,7 @@ hg_appq_take(hg_ctx_t *w, struct hg_msg *m, enum hg_dispatch p)
 		q->idle &= ~(1ull << w->n);
 	else
 		q->idle |= 1ull << w->n;
-	able = able_locked(q, p) & ~(1ull << w->n);
+	able = takers(q, p) & ~(1ull << w->n);
 	owners = owners_locked(q, w, q->darc.n_workers);
 	unlock(q);
 	if (owners != 0)		/* handed to it: it must look */
