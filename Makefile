@@ -106,7 +106,7 @@ $(OBJ)/pic/%.o: %.S
 	$(call say,AS,$<)
 	$(Q)$(CC) -fPIC -c $< -o $@
 
-$(BIN)/hourglassd: $(FASTPATH_O) $(SLOWPATH_O) $(PROTO_O)
+$(BIN)/hourglassd: $(FASTPATH_O) $(SLOWPATH_O) $(PROTO_O) $(OBJ)/policy/coresync.o
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(DPDK_LIBS) $(EXT_LIBS)
@@ -205,7 +205,7 @@ FUZZ_NAMES   := parse desc rpc ctl_frame ctl_conn tenant_cfg conf_file
 FUZZ_FLAGS   := -fsanitize=fuzzer-no-link,address,undefined \
 		-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LINK    := $(FASTPATH_O) $(filter-out $(OBJ)/slowpath/main.o,$(SLOWPATH_O)) \
-		$(PROTO_O) $(OBJ)/tests/fuzz/fuzz_env.o
+		$(PROTO_O) $(OBJ)/policy/coresync.o $(OBJ)/tests/fuzz/fuzz_env.o
 FUZZ_BIN     := $(FUZZ_NAMES:%=$(BUILD)/fuzz_%)
 FUZZ_SECONDS ?= 300
 FUZZ_SHORT   ?= 20

@@ -105,9 +105,9 @@ map_app(hg_app_t *app, uint32_t slot)
 	return 0;
 }
 
-/* How long an idle worker polls before it blocks on its doorbell:
- * $HG_SPIN_US, else HG_SPIN_US_DEFAULT. */
-static uint64_t
+/* How long an idle worker polls before it asks to park or blocks:
+ * $HG_SPIN_US if the app set it, else -1, the tenant's poll-us. */
+static int64_t
 spin_ns(void)
 {
 	const char *s = getenv("HG_SPIN_US");
@@ -115,12 +115,34 @@ spin_ns(void)
 	unsigned long us;
 
 	if (s == NULL || *s == '\0')
-		return HG_SPIN_US_DEFAULT * 1000u;
+		return -1;
 	errno = 0;
 	us = strtoul(s, &end, 10);
 	if (errno != 0 || *end != '\0' || us > 1000000)
-		return HG_SPIN_US_DEFAULT * 1000u;
-	return us * 1000u;
+		return -1;
+	return (int64_t)us * 1000;
+}
+
+/* The tenant's park bell: idle workers ring it when they ask to park. */
+static int
+get_park_bell(hg_app_t *app)
+{
+	Hg__Request req = HG__REQUEST__INIT;
+	Hg__Empty e = HG__EMPTY__INIT;
+	Hg__Response *rsp;
+	int fd = -1, rc;
+
+	req.body_case = HG__REQUEST__BODY_PARK_BELL;
+	req.park_bell = &e;
+	rc = call(app, &req, &rsp, &fd);
+	if (rsp != NULL)
+		hg__response__free_unpacked(rsp, NULL);
+	if (rc == 0 && fd < 0)
+		rc = hg_fail(EPROTO, "daemon sent no park bell");
+	if (rc < 0 && fd >= 0)
+		close(fd);
+	app->park_bell = rc < 0 ? -1 : fd;
+	return rc;
 }
 
 hg_app_t *
@@ -141,6 +163,7 @@ hg_attach(const char *ctl_path, const char *tenant)
 	}
 	pthread_mutex_init(&app->lock, NULL);
 	pthread_mutex_init(&app->gt_lock, NULL);
+	app->park_bell = -1;
 	app->spin_ns = spin_ns();
 	app->sock = hg_ctl_connect(ctl_path);
 	if (app->sock < 0) {
@@ -157,7 +180,8 @@ hg_attach(const char *ctl_path, const char *tenant)
 		rc = hg_fail(EPROTO, "daemon sent no region");
 	if (rc == 0) {
 		rc = map_region(app, fd, rsp->attach->region_size);
-		if (rc == 0 && (rc = map_app(app, rsp->attach->app)) < 0)
+		if (rc == 0 && ((rc = map_app(app, rsp->attach->app)) < 0 ||
+				(rc = get_park_bell(app)) < 0))
 			munmap(app->base, app->size);
 	} else if (fd >= 0) {
 		close(fd);
@@ -257,6 +281,8 @@ hg_detach(hg_app_t *app)
 	if (app == NULL)
 		return;
 	close(app->sock);
+	if (app->park_bell >= 0)
+		close(app->park_bell);
 	hg_green_free_all(app);
 	hg_appq_free(app);
 	for (i = 0; i < app->n_ctxs; i++) {

@@ -33,7 +33,9 @@ struct hg_app {
 	struct hg_app_shm *shm;
 	struct rte_ring *wq;	/* this app's wait queue */
 	const struct hg_steer_shm *steer;
-	uint64_t spin_ns;	/* a worker spins this long before it blocks */
+	int park_bell;		/* the tenant's: rung when a worker asks to park */
+	int64_t spin_ns;	/* $HG_SPIN_US: the app's own poll time, or -1
+				 * for the tenant's poll-us */
 	uint32_t n_ctxs;	/* atomic; ctxs[0..n_ctxs) stay valid */
 	hg_ctx_t *ctxs[HG_MAX_CTX];
 	/* green threads by handle (index, generation): what goes into the
@@ -75,6 +77,9 @@ struct hg_ctx {
 	uint32_t cls;			/* the current request's class */
 	struct hg_class_block *classes;	/* its counters, in the region */
 	uint64_t preempted, resumed, stolen;
+	uint32_t park_seq;		/* its last park request */
+	uint32_t parking;		/* ... still standing */
+	uint64_t alive_check_ns;	/* static: next look for the daemon */
 };
 
 /* Sets the thread's error text; returns -err for convenience. */

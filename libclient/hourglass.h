@@ -32,8 +32,6 @@ extern "C" {
 
 #define HG_DEFAULT_CTL "/run/hourglass/app.sock"	/* the app socket */
 #define HG_MSG_MAX     1472	/* largest payload (1500-byte MTU) */
-#define HG_SPIN_US_DEFAULT 20	/* idle polling before a worker blocks;
-				 * $HG_SPIN_US overrides it at hg_attach */
 
 typedef struct hg_app hg_app_t;
 typedef struct hg_ctx hg_ctx_t;
@@ -68,8 +66,12 @@ HG_API void hg_ctx_close(hg_ctx_t *ctx);
 HG_API void hg_detach(hg_app_t *app);
 
 /* Receives one datagram. timeout_us: 0 = don't wait, < 0 = wait forever
- * (until the daemon goes away). An idle worker polls for HG_SPIN_US, then
- * blocks on its context's doorbell until the daemon delivers. Returns 1
+ * (until the daemon goes away). An idle worker polls for the tenant's
+ * poll-us ($HG_SPIN_US, if set, overrides it for the app), then parks as
+ * the tenant's `policy` says: coresync asks the daemon and polls on
+ * until it agrees, shenango blocks at once, static never blocks. A
+ * parked worker sleeps on its context's doorbell until the daemon
+ * delivers to it or wakes it. Returns 1
  * with *m filled, 0 on timeout, or a negative errno (-ENOTCONN once the
  * daemon is gone). */
 HG_API int hg_recv(hg_ctx_t *ctx, struct hg_msg *m, long timeout_us);

@@ -7,12 +7,15 @@
  * and the per-worker EMA of short service time that sizes the quantum.
  */
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_pause.h>
 
+#include "../policy/coresync.h"
 #include "../policy/dispatch.h"
 #include "client.h"
 
@@ -460,9 +463,94 @@ pick_any(hg_ctx_t *w, struct hg_msg *m)
 	return pick_central(w, m, (enum hg_dispatch)p);
 }
 
-/* Polls for the app's spin time, then blocks on the doorbell (doorbell.c)
- * until the daemon delivers: no sleep in steps, no poll forever. Waiting
- * is real time: the injectable clock is for stamping requests. */
+/* ---- idle workers: poll, then park as the tenant's policy says ---- */
+
+static uint64_t
+poll_ns(const hg_ctx_t *w)
+{
+	return w->app->spin_ns >= 0 ? (uint64_t)w->app->spin_ns
+				    : LOAD(w->app->steer->poll_ns);
+}
+
+/* Asks the daemon to let this worker park (core allocation, CoreSync
+ * Algorithm 1): a fresh request in its control block, and one ring of
+ * the tenant's park bell per idle period, so the slow path looks now
+ * rather than at its next housekeeping tick. */
+static void
+park_ask(hg_ctx_t *w)
+{
+	uint64_t one = 1;
+
+	if (w->parking)
+		return;
+	if (++w->park_seq == 0)
+		w->park_seq = 1;
+	w->parking = 1;
+	__atomic_store_n(&w->shm->park, w->park_seq, __ATOMIC_RELEASE);
+	if (w->app->park_bell >= 0 &&
+	    write(w->app->park_bell, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		w->app->park_bell = -1;	/* the daemon will see it at its tick */
+}
+
+/* Work came, or the worker is back from its doorbell: nothing stands. */
+static void
+park_done(hg_ctx_t *w)
+{
+	if (!w->parking)
+		return;
+	w->parking = 0;
+	__atomic_store_n(&w->shm->park, 0, __ATOMIC_RELEASE);
+}
+
+/* A static worker never blocks, so it looks for the daemon going away
+ * itself, once a millisecond. */
+static int
+daemon_gone(hg_ctx_t *w, uint64_t now)
+{
+	struct pollfd p = { .fd = w->app->sock, .events = POLLRDHUP };
+
+	if (now < w->alive_check_ns)
+		return 0;
+	w->alive_check_ns = now + 1000000u;
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
+/* One step of a worker that found nothing for `idle` ns: poll on (0), or
+ * park on the doorbell until the daemon delivers, wakes it or the
+ * deadline passes (1). Under coresync the daemon must agree first: until
+ * it does (its credits came down), the worker keeps polling. */
+static int
+idle_step(hg_ctx_t *w, uint64_t idle, uint64_t deadline, uint64_t now)
+{
+	uint32_t pol = LOAD(w->app->steer->core_policy);
+	int r;
+
+	if (pol == HG_CORE_STATIC) {
+		park_done(w);
+		if (daemon_gone(w, now))
+			return hg_fail(ENOTCONN, "hourglassd went away");
+		rte_pause();
+		return 0;
+	}
+	if (idle < poll_ns(w)) {
+		rte_pause();
+		return 0;
+	}
+	park_ask(w);
+	if (pol == HG_CORE_CORESYNC &&
+	    __atomic_load_n(&w->shm->park_ok, __ATOMIC_ACQUIRE) != w->park_seq) {
+		rte_pause();
+		return 0;
+	}
+	hg_appq_sleeping(w);
+	r = hg_wait(w, deadline, now);
+	park_done(w);
+	return r < 0 ? r : 1;
+}
+
+/* Polls, then parks (idle_step) until there is work, the deadline or the
+ * daemon going away. Waiting is real time: the injectable clock is for
+ * stamping requests. */
 int
 hg_recv(hg_ctx_t *c, struct hg_msg *m, long timeout_us)
 {
@@ -476,6 +564,8 @@ hg_recv(hg_ctx_t *c, struct hg_msg *m, long timeout_us)
 	for (;;) {
 		r = pick_any(w, m);
 		w = hg_self(c);
+		if (r != PICK_NONE)
+			park_done(w);
 		if (r == PICK_MSG) {
 			/* a central policy classified it as it queued it */
 			if (LOAD(w->app->steer->dispatch) == HG_DISPATCH_SYNERGY)
@@ -490,19 +580,17 @@ hg_recv(hg_ctx_t *c, struct hg_msg *m, long timeout_us)
 		if (timeout_us == 0)
 			return 0;
 		now = mono_ns();
-		if (deadline != 0 && now >= deadline)
+		if (deadline != 0 && now >= deadline) {
+			park_done(w);
 			return 0;
+		}
 		if (idle_since == 0)
 			idle_since = now;
-		if (now - idle_since < w->app->spin_ns) {
-			rte_pause();
-			continue;
-		}
-		hg_appq_sleeping(w);
-		r = hg_wait(w, deadline, now);
+		r = idle_step(w, now - idle_since, deadline, now);
 		if (r < 0)
 			return r;
-		idle_since = 0;
+		if (r > 0)
+			idle_since = 0;
 	}
 }
 

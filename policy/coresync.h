@@ -22,6 +22,13 @@
 
 #include <stdint.h>
 
+/* Who decides how many of a tenant's workers run (the `policy` setting):
+ * coresync (Algorithm 1 below: park only when credits are proportional),
+ * shenango (an idle worker parks at once, credits play no part) or
+ * static (every worker always runs: it polls and never parks). */
+enum hg_core_policy { HG_CORE_CORESYNC, HG_CORE_SHENANGO, HG_CORE_STATIC,
+		      HG_CORE_N };
+
 enum hg_cs_step {
 	HG_CS_POLL,		/* keep polling (and stealing) */
 	HG_CS_REVOKE,		/* take *revoke out of the pool, then poll */

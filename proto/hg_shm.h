@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define HG_SHM_MAGIC        0x48475348u	/* "HGSH" */
-#define HG_SHM_VERSION      6u
+#define HG_SHM_VERSION      7u
 
 #define HG_PAGE_SIZE        4096u
 #define HG_MAX_FP_CORES     8u
@@ -95,7 +95,16 @@ enum hg_ctx_state {
  * enqueueing a burst and its own full fence, clears armed and writes the
  * eventfd once for each armed context it delivered to (fastpath/doorbell.h).
  * Either the worker sees the request or the daemon sees armed: no wake-up
- * is lost. The daemon only tests armed for non-zero. */
+ * is lost. The daemon only tests armed for non-zero.
+ *
+ * Parking (CoreSync Algorithm 1, slowpath/core_alloc.c): a worker that
+ * found no work for the tenant's poll time writes a fresh non-zero
+ * sequence number into park and rings the tenant's park bell; under
+ * coresync it keeps polling until the daemon copies that number into
+ * park_ok (or work comes: it writes park = 0), under shenango it blocks
+ * at once. A worker back from its doorbell writes park = 0. The daemon
+ * keeps each context's allocation state in its own memory and reads park
+ * only as a request: a lie parks or wakes only the liar's own workers. */
 struct hg_ctx_shm {
 	uint32_t state;		/* enum hg_ctx_state, daemon-written */
 	uint32_t app;		/* owning app slot, daemon-written */
@@ -106,7 +115,9 @@ struct hg_ctx_shm {
 	uint64_t long_start_ns;	/* library: start of the running long request */
 	uint64_t short_ema_ns;	/* library: EMA of short service time */
 	uint32_t armed;		/* library sets before blocking, daemon clears */
-	uint8_t pad[20];
+	uint32_t park;		/* library: its park request, 0: none */
+	uint32_t park_ok;	/* daemon: the request it granted */
+	uint8_t pad[12];
 };
 
 /* Per-tenant steering settings (DESIGN §5), written by the daemon from
@@ -120,6 +131,9 @@ struct hg_steer_shm {
 	uint32_t congested_factor;	/* CONGESTED_QUANTUM_FACTOR x 100 */
 	uint32_t quantum_ns;		/* fixed quantum; 0 = adaptive (EMA) */
 	uint32_t dispatch;		/* enum hg_dispatch (policy/dispatch.h) */
+	uint32_t core_policy;		/* enum hg_core_policy (policy/coresync.h) */
+	uint32_t poll_ns;		/* an idle worker polls this long, then
+					 * asks to park */
 };
 
 /* Per attached app (process), daemon-written except where noted. The wait

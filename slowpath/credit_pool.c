@@ -65,6 +65,37 @@ oldest_waiting(const struct hg_tenant *tn, uint32_t n_cores, uint64_t now)
 	return now - oldest;
 }
 
+uint64_t
+hg_credit_delay(const struct hg_registry *reg, int slot, uint64_t now)
+{
+	return oldest_waiting(&reg->dp->tenant[slot], reg->dp->n_cores, now);
+}
+
+/* The most the pool may hold: what its sessions could ever take. */
+static double
+pool_max(uint32_t sessions)
+{
+	return (double)(sessions > 1 ? sessions : 1) * HG_CREDIT_MAX_SESSION;
+}
+
+void
+hg_credit_adjust(struct hg_registry *reg, int slot, double delta)
+{
+	struct hg_tenant_sp *t = &reg->t[slot];
+	uint32_t drained;
+	int64_t issued;
+	double max = pool_max(hg_credit_sessions(reg, slot, &drained, &issued)),
+	       was = t->pool;
+
+	t->pool += delta;
+	t->pool = t->pool > max ? max : t->pool;
+	t->pool = t->pool < 1 ? 1 : t->pool;
+	/* not a decrease of the controller's: persistent overload counts
+	 * only what the AIMD update did */
+	t->core.over.last_pool += t->pool - was;
+	hg_credit_publish(reg, slot);
+}
+
 uint32_t
 hg_credit_sessions(const struct hg_registry *reg, int slot, uint32_t *drained,
 		   int64_t *issued)
@@ -165,9 +196,11 @@ hg_credit_tick(struct hg_registry *reg, uint64_t now)
 		alpha = t->cfg.credit.alpha > 0 ? t->cfg.credit.alpha
 					    : (sessions / 1000.0 > 1 ? sessions / 1000.0 : 1);
 		t->pool = hg_credit_aimd(t->pool, t->dm_tsc, t->cfg.credit.dt_us * us,
-					 alpha, t->cfg.credit.beta,
-					 (double)(sessions > 1 ? sessions : 1) *
-						 HG_CREDIT_MAX_SESSION);
+					 alpha, t->cfg.credit.beta, pool_max(sessions));
+		/* CoreSync's persistent overload: a drained session, or the
+		 * pool cut at HG_CS_DECREASES updates in a row */
+		t->core.overloaded = hg_cs_overload(&t->core.over, t->pool,
+						    drained, HG_CS_DECREASES);
 		hg_credit_publish(reg, i);
 	}
 	return n;

@@ -20,4 +20,12 @@ void hg_credit_settle(struct hg_registry *reg, int slot);
 uint32_t hg_credit_sessions(const struct hg_registry *reg, int slot,
 			    uint32_t *drained, int64_t *issued);
 
+/* The age (TSC) of the oldest request waiting in the tenant's receive
+ * rings and wait queues at TSC now: its queueing delay. */
+uint64_t hg_credit_delay(const struct hg_registry *reg, int slot, uint64_t now);
+/* Moves credits out of (delta < 0) or back into the pool between two
+ * AIMD updates (CoreSync's revocation when a worker parks, returned when
+ * it wakes), within the pool's bounds, and publishes it. */
+void hg_credit_adjust(struct hg_registry *reg, int slot, double delta);
+
 #endif /* HG_SLOWPATH_CREDIT_POOL_H */

@@ -318,6 +318,21 @@ cmd_ctx_open(struct call *c)
 	return 0;
 }
 
+/* The eventfd an app's idle workers ring when they ask to park
+ * (core_alloc.c): one per tenant, so a ring says whose to look at. */
+static int
+cmd_park_bell(struct call *c)
+{
+	int fd = c->conn->ctl->reg->t[c->conn->slot].park_bell;
+
+	if (fd < 0) {
+		ERR(c, "tenant has no park bell");
+		return -EIO;
+	}
+	c->pass_fd = fd;
+	return 0;
+}
+
 static int
 cmd_bind(struct call *c)
 {
@@ -343,6 +358,7 @@ static const struct command commands[] = {
 	{ HG__REQUEST__BODY_ATTACH, "attach", NOT_ATTACHED, 1, cmd_attach },
 	{ HG__REQUEST__BODY_CTX_OPEN, "ctx open", ATTACHED, 1, cmd_ctx_open },
 	{ HG__REQUEST__BODY_BIND, "bind", ATTACHED, 1, cmd_bind },
+	{ HG__REQUEST__BODY_PARK_BELL, "park bell", ATTACHED, 1, cmd_park_bell },
 };
 
 static int

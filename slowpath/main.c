@@ -24,6 +24,7 @@
 
 #include "config.h"
 #include "config_reload.h"
+#include "core_alloc.h"
 #include "credit_pool.h"
 #include "ctl.h"
 #include "log.h"
@@ -186,6 +187,15 @@ on_tick(evutil_socket_t fd, short what, void *arg)
 		event_base_loopbreak(s->base);
 }
 
+/* A park bell rang: its tenant's requests are decided at the next pass. */
+static void
+on_park_bell(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	hg_core_bells(arg);
+}
+
 /* Waits for the next refill as --slow-idle says: spin, yield, or sleep
  * (the timer slack is 1 µs, so a sleep is short). Spinning needs a core of
  * its own, as Virtuoso's slow path has; on a shared core it would starve
@@ -238,10 +248,10 @@ fine_period(uint64_t refill, uint64_t hz)
 }
 
 /* The slow path's loop: publish rates, act as the timer core (preemption,
- * wait queues) and run the credit controller. It keeps the fine pace, and
- * serves the control socket every HG_EVENTS_US, only while something
- * needs the timer (credits, a long request, a wait queue under watch) or
- * it has a core of its own. Otherwise, and while the fast path is idle, it
+ * wait queues), allocate workers and run the credit controller. It keeps
+ * the fine pace, and serves the control socket every HG_EVENTS_US, only
+ * while something needs the timer (credits, a long request, a wait queue
+ * under watch, a worker waiting to park) or it has a core of its own. Otherwise, and while the fast path is idle, it
  * blocks in libevent: a control message or the 1 ms tick wakes it.
  * Budgets need no tick (the fast path tops them up itself); only a change
  * of rates waits for one. */
@@ -251,20 +261,26 @@ run_slow_path(struct hg_registry *reg, struct event_base *base)
 	struct slow s = { base, reg };
 	struct timeval tv = { 0, HG_TICK_US };
 	struct event *tick = event_new(base, -1, EV_PERSIST, on_tick, &s);
+	struct event *bells = event_new(base, reg->park_ep, EV_READ | EV_PERSIST,
+					on_park_bell, reg);
 	uint64_t hz = rte_get_tsc_hz(), next_events = 0, now, refill;
 	static struct hg_timer tm;
 	struct hg_refill rf;
-	int timing = 0, fine;
+	int timing = 0, parking = 0, fine;
 
 	prctl(PR_SET_TIMERSLACK, 1000UL);
 	event_add(tick, &tv);
+	if (bells != NULL)
+		event_add(bells, NULL);
 	hg_refill_init(&rf, rte_rdtsc());
 	while (!quit_signal) {
 		now = rte_rdtsc();
 		refill = RTE_MAX(1u, hg_cfg.refill_ns * hz / 1000000000u);
-		if (hg_refill_tick(reg, &rf, now, refill))
+		if (hg_refill_tick(reg, &rf, now, refill)) {
 			timing = hg_timer_tick(reg, &tm, mono_ns());
-		fine = hg_credit_tick(reg, now) > 0 || timing ||
+			parking = hg_core_tick(reg, now);
+		}
+		fine = hg_credit_tick(reg, now) > 0 || timing || parking ||
 		       hg_cfg.slow_idle == HG_IDLE_POLL;
 		if (!fine || now - rf.last_busy > hz / 1000 * HG_IDLE_AFTER_MS) {
 			event_base_loop(base, EVLOOP_ONCE);
@@ -276,6 +292,8 @@ run_slow_path(struct hg_registry *reg, struct event_base *base)
 		}
 		pace(rf.last + fine_period(refill, hz), hz);
 	}
+	if (bells != NULL)
+		event_free(bells);
 	event_free(tick);
 }
 

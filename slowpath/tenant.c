@@ -24,6 +24,9 @@ hg_registry_init(struct hg_registry *reg, struct hg_dp *dp)
 	reg->dp = dp;
 	reg->tsc_us = rte_get_tsc_hz() / 1000000;
 	pthread_mutex_init(&reg->lock, NULL);
+	if (hg_core_init(reg) < 0)
+		HG_LOG(ERR, "cannot make the park bells' epoll set: %s",
+		       strerror(errno));
 }
 
 int
@@ -169,6 +172,16 @@ publish_steering(struct hg_tenant *tn, const struct hg_steering *s)
 	__atomic_store_n(&sh->dispatch, (uint32_t)s->dispatch, __ATOMIC_RELEASE);
 }
 
+/* How the library's idle workers ask to park (region header). */
+static void
+publish_core(struct hg_tenant *tn, const struct hg_core_cfg *c)
+{
+	struct hg_steer_shm *sh = &((struct hg_region_hdr *)tn->base)->steer;
+
+	__atomic_store_n(&sh->poll_ns, c->poll_us * 1000u, __ATOMIC_RELAXED);
+	__atomic_store_n(&sh->core_policy, (uint32_t)c->policy, __ATOMIC_RELEASE);
+}
+
 /* Pushes what changed (enum hg_tcfg_publish bits) to where its readers
  * look: the fast path reads the weight in hundredths (to split slack),
  * the cap (to size batches), the synthetic per-datagram work, the RX
@@ -182,6 +195,7 @@ publish(struct hg_registry *reg, int slot, unsigned what)
 
 	if (what & HG_TCFG_PUB_STEER) {
 		publish_steering(&dp->tenant[slot], &c->steer);
+		publish_core(&dp->tenant[slot], &c->core);
 		__atomic_store_n(&dp->steer_jsq[slot], (uint32_t)c->steer.jsq,
 				 __ATOMIC_RELAXED);
 	}
@@ -240,11 +254,13 @@ free_tenant(struct hg_registry *reg, int slot)
 
 	for (c = 0; c < HG_MAX_CTX; c++)
 		close_bell(&reg->dp->tenant[slot], c);
+	hg_core_bell_close(reg, slot);
 	for (c = 0; c < HG_MAX_FP_CORES; c++)
 		rte_free(t->bufmem[c]);
 	hg_region_destroy(&t->region);
 	memset(t, 0, sizeof(*t));
 	t->region.fd = -1;
+	t->park_bell = -1;
 	memset(&reg->dp->tenant[slot], 0, sizeof(reg->dp->tenant[slot]));
 }
 
@@ -280,6 +296,7 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	/* a zeroed region or bell would say fd 0: a refused add must not
 	 * close it */
 	t->region.fd = -1;
+	t->park_bell = -1;
 	for (p = 0; p < HG_MAX_CTX; p++)
 		tn->bell[p] = -1;
 	tn->slot = slot;
@@ -292,6 +309,8 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 			      HG_ERR_LEN);
 	if (rc == 0 && (rc = setup_buffers(reg, slot)) < 0)
 		ERR("out of memory for buffer tables");
+	if (rc == 0 && (rc = hg_core_bell_open(reg, slot)) < 0)
+		ERR("cannot make the park bell: %s", strerror(-rc));
 	if (rc < 0) {
 		free_tenant(reg, slot);
 		pthread_mutex_unlock(&reg->lock);
@@ -603,6 +622,10 @@ hg_app_detach(struct hg_registry *reg, int slot, int app)
 						 HG_PORT_ENTRY(slot, -1),
 						 __ATOMIC_RELEASE);
 	__atomic_store_n(&tn->route[app].n_ctx, 0, __ATOMIC_RELEASE);
+	for (k = 0; k < HG_MAX_CTX; k++)
+		if (reg->t[slot].ctx_used[k] && tn->ctx_app[k] == app)
+			hg_core_forget(reg, slot, k);
+	hg_core_app_gone(reg, slot, app);
 	for (k = 0; k < tn->n_live; k++)
 		if (tn->ctx_app[tn->live_ctx[k]] != app)
 			tn->live_ctx[n++] = tn->live_ctx[k];
@@ -677,5 +700,6 @@ hg_registry_fini(struct hg_registry *reg)
 	for (i = 0; i < HG_MAX_TENANTS; i++)
 		if (reg->t[i].used)
 			free_tenant(reg, (int)i);
+	hg_core_fini(reg);
 	pthread_mutex_destroy(&reg->lock);
 }

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "../fastpath/dp.h"
+#include "core_alloc.h"
 #include "region.h"
 #include "tenant_cfg.h"
 
@@ -42,6 +43,8 @@ struct hg_tenant_sp {
 	double pool;			/* the credit pool, AIMD state */
 	uint64_t dm_tsc;		/* D_m at the last update */
 	uint64_t next_update;		/* TSC of the next pool update */
+	struct hg_core_state core;	/* worker allocation (core_alloc.c) */
+	int park_bell;			/* eventfd its apps ring to ask, -1 */
 	struct hg_region region;
 	void *bufmem[HG_MAX_FP_CORES];
 	uint8_t ctx_used[HG_MAX_CTX];
@@ -72,6 +75,11 @@ struct hg_registry {
 	struct hg_tset awake;
 	/* tenants with a release or an app reclaim waiting for the cores */
 	struct hg_tset pending;
+	/* tenants whose workers asked to park or are parked (core_alloc.c),
+	 * and the epoll set of the park bells */
+	struct hg_tset core_watch;
+	struct hg_tset core_rang;
+	int park_ep;
 	struct hg_tenant_sp t[HG_MAX_TENANTS];
 };
 

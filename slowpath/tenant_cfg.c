@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../fastpath/credit_sessions.h"
+#include "../policy/coresync.h"
 #include "../policy/dispatch.h"
 #include "../proto/hg_shm.h"
 #include "tenant_cfg.h"
@@ -21,12 +22,15 @@ static const char *const preempt_modes[] = { "off", "on", "always", NULL };
 /* in enum hg_dispatch's order (policy/dispatch.h) */
 static const char *const dispatch_modes[] = { "synergy", "cfcfs", "darc", "fc",
 					      NULL };
+/* in enum hg_core_policy's order (policy/coresync.h) */
+static const char *const core_policies[] = { "coresync", "shenango", "static",
+					     NULL };
 
 enum {
 	BUDGET = HG_TCFG_PUB_BUDGET, EXTRA = HG_TCFG_PUB_EXTRA,
 	STEER = HG_TCFG_PUB_STEER, CREDIT = HG_TCFG_PUB_CREDIT,
 	SESS = HG_TCFG_PUB_SESSIONS, OWNER = HG_TCFG_PUB_OWNER,
-	PORTS = HG_TCFG_PUB_PORTS,
+	PORTS = HG_TCFG_PUB_PORTS, CORE = HG_TCFG_PUB_CORE,
 };
 
 #define D HG_TCFG_DOUBLE
@@ -80,6 +84,16 @@ static const struct hg_tenant_setting table[] = {
 	  "multiplicative decrease per unit of excess delay" },
 	{ "update-us", U32, OFF(credit.update_us), 1, 1e6, 0, "10", 1, CREDIT,
 	  NULL, "credit pool update period, about one round trip" },
+	{ "policy", HG_TCFG_ENUM, OFF(core.policy), 0, 0, 0, "coresync", 1,
+	  STEER, core_policies, "who decides how many workers run: coresync "
+	  "(park when credits are proportional), shenango (park when idle) or "
+	  "static (never park)" },
+	{ "coresync-r", D, OFF(core.r), 0, 1e6, 0, "50", 1, CORE, NULL,
+	  "R: credits beyond one per session, per active worker" },
+	{ "poll-us", U32, OFF(core.poll_us), 0, 1e6, 0, "20", 1, STEER, NULL,
+	  "an idle worker polls this long before it asks to park" },
+	{ "core-delay-us", U32, OFF(core.delay_us), 1, 1e6, 0, "10", 1, CORE, NULL,
+	  "queueing delay that wakes a parked worker (well below dt-us)" },
 	{ "max-sessions", U32, OFF(max_sessions), 1, HG_SESSIONS, 0, "2048", 1,
 	  SESS, NULL, "RPC sessions per fast-path core" },
 	{ "max-apps", U32, OFF(max_apps), 1, HG_MAX_APPS, 0, "64", 1, OWNER,
@@ -99,6 +113,8 @@ _Static_assert(HG_SESSIONS / 8 == 2048, "max-sessions' default is HG_SESSIONS / 
 _Static_assert(HG_MAX_APPS == 64, "max-apps' default is HG_MAX_APPS");
 _Static_assert(HG_DISPATCH_N == 4 && HG_DISPATCH_FC == 3,
 	       "dispatch's words follow enum hg_dispatch");
+_Static_assert(HG_CORE_N == 3 && HG_CORE_STATIC == 2,
+	       "policy's words follow enum hg_core_policy");
 
 const struct hg_tenant_setting *
 hg_tenant_settings(size_t *n)

@@ -40,6 +40,14 @@ struct hg_credit_cfg {
 	uint32_t update_us;		/* pool update period, about one RTT */
 };
 
+/* Core allocation of a tenant's workers (CoreSync, issue 13). */
+struct hg_core_cfg {
+	int policy;			/* enum hg_core_policy */
+	double r;			/* R: credits_prop = R x active workers */
+	uint32_t poll_us;		/* idle polling before a worker asks */
+	uint32_t delay_us;		/* queueing delay that wakes a worker */
+};
+
 /* Every setting of a tenant, defined once. */
 struct hg_tenant_cfg {
 	double weight;
@@ -48,6 +56,7 @@ struct hg_tenant_cfg {
 	uint64_t extra_cycles;		/* synthetic work per datagram */
 	struct hg_steering steer;
 	struct hg_credit_cfg credit;
+	struct hg_core_cfg core;
 	uint32_t max_sessions;		/* RPC sessions per fast-path core */
 	uint32_t max_apps;		/* processes attached at once */
 	uint32_t uid;			/* owner: may attach (so may root) */
@@ -64,6 +73,7 @@ enum hg_tcfg_publish {
 	HG_TCFG_PUB_SESSIONS = 1u << 4,
 	HG_TCFG_PUB_OWNER = 1u << 5,	/* read at attach, nothing to push */
 	HG_TCFG_PUB_PORTS = 1u << 6,
+	HG_TCFG_PUB_CORE = 1u << 7,	/* read by the core tick, nothing to push */
 };
 
 enum hg_tcfg_type {

@@ -15,6 +15,7 @@
 
 #include "../../fastpath/doorbell.h"
 #include "../../libclient/client.h"
+#include "../../policy/coresync.h"
 #include "../../policy/dispatch.h"
 #include "../../proto/hg_rpc.h"
 #include "../../slowpath/preempt_timer.h"
@@ -78,6 +79,8 @@ setup(void)
 	cr_assert_eq(hg_region_reset_app(&tn, 0), 0, "app slot 0 attaches");
 	app = calloc(1, sizeof(*app));
 	app->sock = -1;
+	app->park_bell = -1;
+	app->spin_ns = -1;
 	app->size = reg.size;
 	app->base = mmap(NULL, reg.size, PROT_READ | PROT_WRITE, MAP_SHARED, reg.fd, 0);
 	app->hdr = (const struct hg_region_hdr *)app->base;
@@ -88,11 +91,14 @@ setup(void)
 	app->wq = (struct rte_ring *)(app->base + app->shm->wq_off);
 	pthread_mutex_init(&app->lock, NULL);
 	pthread_mutex_init(&app->gt_lock, NULL);
-	/* the tenant's defaults, as the daemon publishes them */
+	/* the tenant's defaults, as the daemon publishes them, but for
+	 * parking: no daemon here agrees to it (the park suite plays one) */
 	st = &((struct hg_region_hdr *)tn.base)->steer;
 	*st = (struct hg_steer_shm){ .steal = 1, .wait_queue = 1, .preempt = 1,
 				     .steal_threshold = 1, .quantum_factor = 200,
-				     .congested_factor = 1000 };
+				     .congested_factor = 1000,
+				     .core_policy = HG_CORE_SHENANGO,
+				     .poll_ns = 20000 };
 	hg_clock_ns = fake_clock;
 }
 
@@ -551,4 +557,106 @@ Test(central, a_change_back_to_synergy_takes_what_was_queued)
 	}
 	cr_assert_eq(hg_recv(a, &m, 0), 0);
 	hg_appq_free(app);
+}
+
+/* ---- parking (core allocation, issue 13): the library's side ---- */
+
+TestSuite(park, .init = setup, .fini = teardown);
+
+struct waiter {
+	hg_ctx_t *c;
+	int got;
+};
+
+static void *
+recv_thread(void *arg)
+{
+	struct waiter *w = arg;
+	struct hg_msg m;
+
+	w->got = hg_recv(w->c, &m, 2000000);
+	return NULL;
+}
+
+static int
+wait_for(const uint32_t *word, int nonzero, unsigned ms)
+{
+	struct timespec ts = { 0, 1000000 };
+	unsigned i;
+
+	for (i = 0; i < ms; i++) {
+		if ((__atomic_load_n(word, __ATOMIC_ACQUIRE) != 0) == nonzero)
+			return 1;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+Test(park, coresync_polls_until_the_daemon_agrees_then_blocks, .timeout = 30)
+{
+	hg_ctx_t *c = open_ctx(0);
+	struct hg_ctx_shm *cs = &tn.ctx_shm[0];
+	struct waiter w = { .c = c, .got = -100 };
+	pthread_t th;
+	uint32_t seq;
+
+	((struct hg_region_hdr *)tn.base)->steer.core_policy = HG_CORE_CORESYNC;
+	cr_assert_eq(pthread_create(&th, NULL, recv_thread, &w), 0);
+	cr_assert(wait_for(&cs->park, 1, 2000), "an idle worker asks to park");
+	seq = __atomic_load_n(&cs->park, __ATOMIC_ACQUIRE);
+	cr_assert_not(wait_for(&cs->armed, 1, 50),
+		      "without the daemon's word it keeps polling");
+	__atomic_store_n(&cs->park_ok, seq, __ATOMIC_RELEASE);
+	cr_assert(wait_for(&cs->armed, 1, 2000), "granted: it blocks on its doorbell");
+	deliver(0, 1, "hello");
+	daemon_rings(0);
+	pthread_join(th, NULL);
+	cr_assert_eq(w.got, 1, "the delivery woke it");
+	cr_assert_eq(cs->park, 0, "back at work: no request stands");
+}
+
+Test(park, coresync_work_calls_parking_off, .timeout = 30)
+{
+	hg_ctx_t *c = open_ctx(0);
+	struct hg_ctx_shm *cs = &tn.ctx_shm[0];
+	struct waiter w = { .c = c, .got = -100 };
+	pthread_t th;
+
+	((struct hg_region_hdr *)tn.base)->steer.core_policy = HG_CORE_CORESYNC;
+	cr_assert_eq(pthread_create(&th, NULL, recv_thread, &w), 0);
+	cr_assert(wait_for(&cs->park, 1, 2000));
+	deliver(0, 1, "work");		/* before any grant: found by polling */
+	pthread_join(th, NULL);
+	cr_assert_eq(w.got, 1);
+	cr_assert_eq(cs->park, 0, "the request is withdrawn");
+	cr_assert_eq(cs->armed, 0, "it never blocked");
+}
+
+Test(park, shenango_asks_and_blocks_at_once, .timeout = 30)
+{
+	hg_ctx_t *c = open_ctx(0);
+	struct hg_ctx_shm *cs = &tn.ctx_shm[0];
+	struct waiter w = { .c = c, .got = -100 };
+	pthread_t th;
+
+	cr_assert_eq(pthread_create(&th, NULL, recv_thread, &w), 0);
+	cr_assert(wait_for(&cs->armed, 1, 2000), "blocked with no grant");
+	cr_assert_neq(cs->park, 0, "and told the daemon");
+	deliver(0, 1, "x");
+	daemon_rings(0);
+	pthread_join(th, NULL);
+	cr_assert_eq(w.got, 1);
+	cr_assert_eq(cs->park, 0);
+}
+
+Test(park, static_never_asks_nor_blocks, .timeout = 30)
+{
+	hg_ctx_t *c = open_ctx(0);
+	struct hg_ctx_shm *cs = &tn.ctx_shm[0];
+	struct hg_msg m;
+
+	((struct hg_region_hdr *)tn.base)->steer.core_policy = HG_CORE_STATIC;
+	cr_assert_eq(hg_recv(c, &m, 30000), 0, "polled to the deadline");
+	cr_assert_eq(cs->park, 0);
+	cr_assert_eq(cs->armed, 0);
 }

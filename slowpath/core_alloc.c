@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Core allocation: the slow path's half of parking (core_alloc.h). Each
+ * context's state (active, asked, parked) lives here, in daemon memory;
+ * the region's park word is only a worker's request. A parked context
+ * leaves its app's RX route, so new requests go to the workers that run;
+ * the route never empties (the app's last context stays in it parked,
+ * and a delivery rings it awake), and a context the fast path still
+ * delivers to is armed on its doorbell: no request is lost to parking.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+
+#include "core_alloc.h"
+#include "credit_pool.h"
+#include "tenant.h"
+
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define BELLS_MAX 64	/* park bells collected per call */
+
+int
+hg_core_init(struct hg_registry *reg)
+{
+	reg->park_ep = epoll_create1(EPOLL_CLOEXEC);
+	return reg->park_ep < 0 ? -errno : 0;
+}
+
+void
+hg_core_fini(struct hg_registry *reg)
+{
+	if (reg->park_ep >= 0)
+		close(reg->park_ep);
+	reg->park_ep = -1;
+}
+
+int
+hg_core_bell_open(struct hg_registry *reg, int slot)
+{
+	struct hg_tenant_sp *t = &reg->t[slot];
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)slot };
+	int rc;
+
+	t->park_bell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (t->park_bell < 0)
+		return -errno;
+	if (epoll_ctl(reg->park_ep, EPOLL_CTL_ADD, t->park_bell, &ev) < 0) {
+		rc = -errno;
+		close(t->park_bell);
+		t->park_bell = -1;
+		return rc;
+	}
+	return 0;
+}
+
+/* Removed from the set by hand: the apps hold copies of the descriptor,
+ * and epoll forgets a file only when every copy is closed. */
+void
+hg_core_bell_close(struct hg_registry *reg, int slot)
+{
+	struct hg_tenant_sp *t = &reg->t[slot];
+
+	if (t->park_bell < 0)
+		return;
+	epoll_ctl(reg->park_ep, EPOLL_CTL_DEL, t->park_bell, NULL);
+	close(t->park_bell);
+	t->park_bell = -1;
+}
+
+void
+hg_core_bells(struct hg_registry *reg)
+{
+	struct epoll_event ev[BELLS_MAX];
+	uint64_t v;
+	int n, i;
+
+	n = epoll_wait(reg->park_ep, ev, BELLS_MAX, 0);
+	for (i = 0; i < n; i++) {
+		uint32_t slot = ev[i].data.u32;
+
+		if (slot >= HG_MAX_TENANTS || !reg->t[slot].used ||
+		    reg->t[slot].park_bell < 0)
+			continue;
+		if (read(reg->t[slot].park_bell, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			continue;
+		hg_tset_add(&reg->core_watch, slot);
+		hg_tset_add(&reg->core_rang, slot);
+	}
+}
+
+/* ---- RX steering: the route holds the app's running contexts ---- */
+
+/* Swap-remove: a core that read the old count may still pick the last
+ * entry, which is an open context of the app either way. */
+static void
+route_del(struct hg_app_route *r, uint32_t ctx)
+{
+	uint32_t n = r->n_ctx, i;
+
+	if (n <= 1)
+		return;
+	for (i = 0; i < n; i++) {
+		if (r->ctx[i] != ctx)
+			continue;
+		__atomic_store_n(&r->ctx[i], r->ctx[n - 1], __ATOMIC_RELAXED);
+		__atomic_store_n(&r->n_ctx, n - 1, __ATOMIC_RELEASE);
+		return;
+	}
+}
+
+static void
+route_add(struct hg_app_route *r, uint32_t ctx)
+{
+	uint32_t n = r->n_ctx, i;
+
+	for (i = 0; i < n; i++)
+		if (r->ctx[i] == ctx)
+			return;
+	if (n >= HG_MAX_CTX)
+		return;
+	__atomic_store_n(&r->ctx[n], (uint8_t)ctx, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->n_ctx, n + 1, __ATOMIC_RELEASE);
+}
+
+/* ---- one context's allocation ---- */
+
+static int
+ctx_live(const struct hg_registry *reg, int slot, uint32_t ctx)
+{
+	const struct hg_tenant_sp *t = &reg->t[slot];
+
+	return t->ctx_used[ctx] &&
+	       !t->app[reg->dp->tenant[slot].ctx_app[ctx] % HG_MAX_APPS].reclaiming;
+}
+
+uint32_t
+hg_core_active(const struct hg_registry *reg, int slot)
+{
+	uint32_t ctx, n = 0;
+
+	for (ctx = 0; ctx < HG_MAX_CTX; ctx++)
+		n += ctx_live(reg, slot, ctx) && !reg->t[slot].core.parked[ctx];
+	return n;
+}
+
+/* Parking called off or over: the credits it took go back. */
+static void
+give_back(struct hg_registry *reg, int slot, uint32_t ctx)
+{
+	struct hg_core_state *cs = &reg->t[slot].core;
+	double back = hg_cs_busy(&cs->w[ctx]);
+
+	if (back > 0)
+		hg_credit_adjust(reg, slot, back);
+	cs->asked[ctx] = 0;
+}
+
+static void
+park(struct hg_registry *reg, int slot, uint32_t ctx)
+{
+	struct hg_core_state *cs = &reg->t[slot].core;
+	struct hg_tenant *tn = &reg->dp->tenant[slot];
+
+	cs->parked[ctx] = 1;
+	cs->n_parked++;
+	cs->parks++;
+	route_del(&tn->route[tn->ctx_app[ctx] % HG_MAX_APPS], ctx);
+	__atomic_store_n(&tn->ctx_shm[ctx].park_ok, cs->asked[ctx], __ATOMIC_RELEASE);
+}
+
+/* The context runs again: back in steering, its credits back in the
+ * pool; ring: the slow path wakes it (its doorbell), else it woke on
+ * its own. */
+static void
+unpark(struct hg_registry *reg, int slot, uint32_t ctx, int ring)
+{
+	struct hg_core_state *cs = &reg->t[slot].core;
+	struct hg_tenant *tn = &reg->dp->tenant[slot];
+	uint64_t one = 1;
+
+	cs->parked[ctx] = 0;
+	cs->n_parked--;
+	give_back(reg, slot, ctx);
+	route_add(&tn->route[tn->ctx_app[ctx] % HG_MAX_APPS], ctx);
+	__atomic_store_n(&tn->ctx_shm[ctx].park_ok, 0, __ATOMIC_RELEASE);
+	if (!ring) {
+		cs->wakes_self++;
+		return;
+	}
+	cs->wakes_delay++;
+	/* a full counter means the worker has not read it yet: awake */
+	if (tn->bell[ctx] >= 0 && write(tn->bell[ctx], &one, sizeof(one)) < 0 &&
+	    errno != EAGAIN)
+		cs->wakes_delay--;
+}
+
+/* What Algorithm 1 sees of the tenant now. */
+static struct hg_cs_view
+view(struct hg_registry *reg, int slot, uint32_t ctx, uint64_t now)
+{
+	const struct hg_tenant_sp *t = &reg->t[slot];
+	struct hg_cs_view v = { .now_ns = now * 1000u / reg->tsc_us + 1,
+				.workers = hg_core_active(reg, slot),
+				.overloaded = t->core.overloaded };
+	uint32_t c;
+
+	if (t->cfg.credit.rpc_hi != 0)
+		v.sessions = hg_credit_sessions(reg, slot, &v.drained, &v.issued);
+	for (c = 0; c < HG_MAX_CTX; c++)
+		v.other_parking |= c != ctx && t->core.w[c].parking;
+	return v;
+}
+
+/* A request the worker keeps: returns 1 while it must keep polling. The
+ * library polled for poll-us before it asked, so Algorithm 1's own
+ * polling period is zero here. */
+static int
+decide(struct hg_registry *reg, int slot, uint32_t ctx, uint64_t now)
+{
+	struct hg_tenant_sp *t = &reg->t[slot];
+	const struct hg_cs_params p = { .r = t->cfg.core.r, .poll_ns = 0 };
+	struct hg_cs_view v;
+	double revoke;
+
+	switch (t->cfg.core.policy) {
+	case HG_CORE_STATIC:
+		return 0;		/* never parks: the request is ignored */
+	case HG_CORE_SHENANGO:
+		park(reg, slot, ctx);	/* it has blocked already */
+		return 0;
+	}
+	v = view(reg, slot, ctx, now);
+	switch (hg_cs_idle(&t->core.w[ctx], &p, &v, &revoke)) {
+	case HG_CS_REVOKE:
+		t->core.revoked += revoke;
+		t->core.revocations++;
+		hg_credit_adjust(reg, slot, -revoke);
+		return 1;
+	case HG_CS_PARK:
+		park(reg, slot, ctx);
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* One context at a pass: its worker woke, called parking off, asked
+ * anew, or still waits. Returns 1 while a decision waits. */
+static int
+ctx_tick(struct hg_registry *reg, int slot, uint32_t ctx, uint64_t now)
+{
+	struct hg_core_state *cs = &reg->t[slot].core;
+	uint32_t ask = LOAD(reg->dp->tenant[slot].ctx_shm[ctx].park);
+
+	if (cs->parked[ctx]) {
+		if (ask == cs->asked[ctx])
+			return 0;
+		unpark(reg, slot, ctx, 0);	/* back by itself */
+	}
+	if (ask == 0) {
+		if (cs->asked[ctx] != 0 || cs->w[ctx].parking)
+			give_back(reg, slot, ctx);	/* work came first */
+		return 0;
+	}
+	cs->asked[ctx] = ask;
+	return decide(reg, slot, ctx, now);
+}
+
+/* Shenango's and CoreSync's wake-up: the tenant's oldest waiting request
+ * is older than core-delay-us, one parked worker per pass. */
+static void
+wake_on_delay(struct hg_registry *reg, int slot, uint64_t now)
+{
+	const struct hg_tenant_sp *t = &reg->t[slot];
+	uint64_t delay = hg_credit_delay(reg, slot, now);
+	uint32_t ctx;
+
+	if (!hg_cs_wake(delay * 1000u / reg->tsc_us, t->cfg.core.delay_us * 1000ull,
+			t->core.n_parked))
+		return;
+	for (ctx = 0; ctx < HG_MAX_CTX; ctx++) {
+		if (ctx_live(reg, slot, ctx) && t->core.parked[ctx]) {
+			unpark(reg, slot, ctx, 1);
+			return;
+		}
+	}
+}
+
+static int
+tenant_tick(struct hg_registry *reg, int slot, uint64_t now)
+{
+	uint32_t ctx;
+	int waiting = 0;
+
+	for (ctx = 0; ctx < HG_MAX_CTX; ctx++)
+		if (ctx_live(reg, slot, ctx))
+			waiting |= ctx_tick(reg, slot, ctx, now);
+	if (reg->t[slot].core.n_parked > 0)
+		wake_on_delay(reg, slot, now);
+	return waiting;
+}
+
+/* Walks the tenants whose bell rang, and those with parked or parking
+ * workers while they have traffic (awake): a parked tenant with nothing
+ * to do costs nothing per pass. */
+int
+hg_core_tick(struct hg_registry *reg, uint64_t now)
+{
+	int i, waiting = 0, w;
+
+	HG_TSET_FOREACH(i, &reg->core_watch) {
+		struct hg_tenant_sp *t = &reg->t[i];
+
+		if (!t->used || t->releasing) {
+			hg_tset_del(&reg->core_watch, (unsigned)i);
+			hg_tset_del(&reg->core_rang, (unsigned)i);
+			continue;
+		}
+		if (!hg_tset_has(&reg->core_rang, (unsigned)i) &&
+		    !hg_tset_has(&reg->awake, (unsigned)i))
+			continue;
+		hg_tset_del(&reg->core_rang, (unsigned)i);
+		w = tenant_tick(reg, i, now);
+		waiting |= w;
+		if (!w && t->core.n_parked == 0)
+			hg_tset_del(&reg->core_watch, (unsigned)i);
+		else if (w)
+			hg_tset_add(&reg->core_rang, (unsigned)i);
+	}
+	return waiting;
+}
+
+void
+hg_core_forget(struct hg_registry *reg, int slot, uint32_t ctx)
+{
+	struct hg_core_state *cs = &reg->t[slot].core;
+
+	if (cs->parked[ctx]) {
+		cs->parked[ctx] = 0;
+		cs->n_parked--;
+	}
+	give_back(reg, slot, ctx);
+}
+
+/* ---- CPU time of the tenant's processes ---- */
+
+/* utime + stime of pid from /proc (fields 14 and 15, after the command
+ * name's closing parenthesis); 0 if it is gone. */
+static uint64_t
+proc_cpu_ns(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut = 0, st = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+		   &ut, &st) != 2 || hz <= 0)
+		return 0;
+	return (ut + st) * (1000000000ull / (unsigned long long)hz);
+}
+
+uint64_t
+hg_core_cpu(struct hg_registry *reg, int slot, double *util)
+{
+	struct hg_core_state *cs = &reg->t[slot].core;
+	uint64_t sum = cs->cpu_gone_ns, now = rte_rdtsc() / reg->tsc_us * 1000u;
+	unsigned a;
+
+	for (a = 0; a < HG_MAX_APPS; a++) {
+		const struct hg_app_sp *ap = &reg->t[slot].app[a];
+		uint64_t v;
+
+		if (!ap->used || ap->reclaiming)
+			continue;
+		if ((v = proc_cpu_ns(ap->pid)) > cs->app_cpu_ns[a])
+			cs->app_cpu_ns[a] = v;
+		sum += cs->app_cpu_ns[a];
+	}
+	if (cs->cpu_seen_at == 0 || now - cs->cpu_seen_at >= 100000000u) {
+		if (cs->cpu_seen_at != 0 && sum >= cs->cpu_seen_ns)
+			cs->util = (double)(sum - cs->cpu_seen_ns) /
+				   (double)(now - cs->cpu_seen_at);
+		cs->cpu_seen_ns = sum;
+		cs->cpu_seen_at = now;
+	}
+	*util = cs->util;
+	return sum;
+}
+
+/* The process may be gone already: then what was last read counts. */
+void
+hg_core_app_gone(struct hg_registry *reg, int slot, int app)
+{
+	struct hg_core_state *cs = &reg->t[slot].core;
+	uint64_t v = proc_cpu_ns(reg->t[slot].app[app].pid);
+
+	cs->cpu_gone_ns += v > cs->app_cpu_ns[app] ? v : cs->app_cpu_ns[app];
+	cs->app_cpu_ns[app] = 0;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Core allocation (issue 13, DESIGN §5): the slow path decides how many of
+ * each tenant's workers run, as Shenango's IOKernel does for its apps but
+ * with no core of its own. An idle worker asks to park (proto/hg_shm.h:
+ * park, and the tenant's park bell); the slow path answers by the
+ * tenant's `policy` (CoreSync's Algorithm 1, policy/coresync.c, or at
+ * once), takes a parked worker out of RX steering, and wakes one (its
+ * doorbell) when the tenant's queueing delay passes core-delay-us.
+ */
+#ifndef HG_SLOWPATH_CORE_ALLOC_H
+#define HG_SLOWPATH_CORE_ALLOC_H
+
+#include <stdint.h>
+
+#include "../policy/coresync.h"
+#include "../proto/hg_shm.h"
+
+/* Successive pool decreases that mean persistent overload. */
+#define HG_CS_DECREASES 4u
+
+/* A tenant's allocation state, in daemon memory only. */
+struct hg_core_state {
+	uint8_t parked[HG_MAX_CTX];	/* out of steering, blocked */
+	uint32_t asked[HG_MAX_CTX];	/* the request being decided or granted */
+	struct hg_cs_worker w[HG_MAX_CTX];	/* Algorithm 1's progress */
+	struct hg_cs_overload over;
+	int overloaded;			/* at the last pool update */
+	uint32_t n_parked;
+	uint64_t parks;			/* parkings granted */
+	uint64_t wakes_delay;		/* parked workers woken on delay */
+	uint64_t wakes_self;		/* ... back on their own (delivery,
+					 * a sibling, a timeout) */
+	uint64_t revocations;		/* parkings that first took credits */
+	double revoked;			/* credits taken out by parking, total */
+	uint64_t cpu_gone_ns;		/* CPU time of apps that left */
+	uint64_t app_cpu_ns[HG_MAX_APPS];	/* each app's, as last read */
+	uint64_t cpu_seen_ns, cpu_seen_at;	/* the last utilisation sample */
+	double util;			/* CPU / wall between two samples */
+};
+
+struct hg_registry;
+
+/* The epoll set of every tenant's park bell (made at registry init). */
+int hg_core_init(struct hg_registry *reg);
+void hg_core_fini(struct hg_registry *reg);
+/* A tenant's park bell, made at tenant add and closed when it goes. */
+int hg_core_bell_open(struct hg_registry *reg, int slot);
+void hg_core_bell_close(struct hg_registry *reg, int slot);
+/* Collects the park bells that rang: their tenants are looked at next. */
+void hg_core_bells(struct hg_registry *reg);
+/* Decides park requests, takes parked workers out of steering and wakes
+ * one per tenant on delay. Returns 1 while a decision waits for credits
+ * to come down (the slow path keeps its fine pace). */
+int hg_core_tick(struct hg_registry *reg, uint64_t now_tsc);
+/* A context closes (its app died or left): parked or parking, its
+ * credits go back and it counts no more. */
+void hg_core_forget(struct hg_registry *reg, int slot, uint32_t ctx);
+/* Active and parked workers of a tenant. */
+uint32_t hg_core_active(const struct hg_registry *reg, int slot);
+/* CPU time (ns) of the tenant's app processes, those that left included;
+ * *util their CPU over wall time since the previous sample at least
+ * 100 ms before (0 until there is one). */
+uint64_t hg_core_cpu(struct hg_registry *reg, int slot, double *util);
+/* An app leaves: its process's CPU time so far stays with the tenant. */
+void hg_core_app_gone(struct hg_registry *reg, int slot, int app);
+
+#endif /* HG_SLOWPATH_CORE_ALLOC_H */
