@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -525,21 +526,25 @@ idle_step(hg_ctx_t *w, uint64_t idle, uint64_t deadline, uint64_t now)
 	uint32_t pol = LOAD(w->app->steer->core_policy);
 	int r;
 
+	if (idle < poll_ns(w)) {
+		rte_pause();
+		return 0;
+	}
+	/* Past poll-us a worker that may not park still looks for work,
+	 * but yields the CPU between looks: on a CPU it shares with the
+	 * app's other workers, its spinning would delay the very request it
+	 * waits for (on a core of its own, the yield returns at once). */
 	if (pol == HG_CORE_STATIC) {
 		park_done(w);
 		if (daemon_gone(w, now))
 			return hg_fail(ENOTCONN, "hourglassd went away");
-		rte_pause();
-		return 0;
-	}
-	if (idle < poll_ns(w)) {
-		rte_pause();
+		sched_yield();
 		return 0;
 	}
 	park_ask(w);
 	if (pol == HG_CORE_CORESYNC &&
 	    __atomic_load_n(&w->shm->park_ok, __ATOMIC_ACQUIRE) != w->park_seq) {
-		rte_pause();
+		sched_yield();
 		return 0;
 	}
 	hg_appq_sleeping(w);

@@ -16,8 +16,10 @@
 #include "../policy/coresync.h"
 #include "../proto/hg_shm.h"
 
-/* Successive pool decreases that mean persistent overload. */
-#define HG_CS_DECREASES 4u
+/* Successive pool decreases that mean persistent overload: the pool is
+ * cut at every update (update-us, 10 us) while D_m is above D_t, so a
+ * few in a row are a burst, not overload; 50 are half a millisecond. */
+#define HG_CS_DECREASES 50u
 
 /* A tenant's allocation state, in daemon memory only. */
 struct hg_core_state {

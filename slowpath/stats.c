@@ -72,6 +72,36 @@ credits_info(struct hg_arena *a, const struct hg_registry *reg, unsigned slot)
 	return c;
 }
 
+/* Core allocation: the workers and what CoreSync weighs (issue 13). */
+static Hg__Workers *
+workers_info(struct hg_arena *a, struct hg_registry *reg, unsigned slot)
+{
+	static const char *const pol[] = { "coresync", "shenango", "static" };
+	struct hg_tenant_sp *t = &reg->t[slot];
+	const struct hg_core_state *cs = &t->core;
+	Hg__Workers *w = NEW(a, Hg__Workers, workers);
+	uint32_t drained = 0;
+	int64_t issued = 0;
+
+	if (w == NULL)
+		return NULL;
+	w->policy = (char *)pol[(unsigned)t->cfg.core.policy % HG_CORE_N];
+	w->active = hg_core_active(reg, (int)slot);
+	w->parked = cs->n_parked;
+	w->parks = cs->parks;
+	w->wakes_delay = cs->wakes_delay;
+	w->wakes_self = cs->wakes_self;
+	w->revocations = cs->revocations;
+	w->revoked = cs->revoked;
+	if (t->cfg.credit.rpc_hi != 0)
+		w->credits_oc = hg_credit_sessions(reg, (int)slot, &drained, &issued);
+	w->credits_prop = issued > (int64_t)w->credits_oc ? issued - w->credits_oc : 0;
+	w->credits_target = t->cfg.core.r * w->active;
+	w->overloaded = cs->overloaded || drained > 0;
+	w->cpu_ns = hg_core_cpu(reg, (int)slot, &w->cpu_util);
+	return w;
+}
+
 /* One row of the settings table with c's value; schema: the row's bounds,
  * default, live and help too. */
 static Hg__TenantSetting *
@@ -287,7 +317,8 @@ tenant_stats(struct hg_registry *reg, unsigned slot,
 			return NULL;
 		ts->cores[c] = cs;
 	}
-	if (classes_info(reg, slot, ts, a) < 0)
+	if (classes_info(reg, slot, ts, a) < 0 ||
+	    (ts->workers = workers_info(a, reg, slot)) == NULL)
 		return NULL;
 	/* drained sessions are the persistent-overload signal (CoreSync) */
 	if (reg->t[slot].cfg.credit.rpc_hi != 0 &&
@@ -558,6 +589,19 @@ tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
 		rte_tel_data_add_dict_u64(x, "credit_pool", ts->credits->pool);
 		rte_tel_data_add_dict_u64(x, "rpc_sessions", ts->credits->sessions);
 		rte_tel_data_add_dict_u64(x, "drained_sessions", ts->credits->drained);
+	}
+	if (ts->workers != NULL) {
+		const Hg__Workers *w = ts->workers;
+
+		rte_tel_data_add_dict_string(x, "policy", w->policy);
+		rte_tel_data_add_dict_u64(x, "workers_active", w->active);
+		rte_tel_data_add_dict_u64(x, "workers_parked", w->parked);
+		rte_tel_data_add_dict_u64(x, "parks", w->parks);
+		rte_tel_data_add_dict_u64(x, "wakes_delay", w->wakes_delay);
+		rte_tel_data_add_dict_u64(x, "wakes_self", w->wakes_self);
+		rte_tel_data_add_dict_u64(x, "credits_prop", (uint64_t)w->credits_prop);
+		rte_tel_data_add_dict_u64(x, "credits_oc", w->credits_oc);
+		rte_tel_data_add_dict_u64(x, "cpu_ns", w->cpu_ns);
 	}
 	rte_tel_data_start_dict(dr);
 	for (i = 0; i < HG_TDROP_N; i++)

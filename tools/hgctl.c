@@ -156,6 +156,36 @@ credits_json(const Hg__Credits *c)
 			 "dm_us", c->dm_us);
 }
 
+/* Core allocation (CoreSync); null from a daemon that has none. */
+static json_t *
+workers_json(const Hg__Workers *w)
+{
+	return w == NULL ? json_null() : json_pack(
+		"{s:s, s:i, s:i, s:I, s:I, s:I, s:I, s:f, s:I, s:i, s:f, s:b, s:I, s:f}",
+		"policy", w->policy, "active", (int)w->active, "parked", (int)w->parked,
+		"parks", (json_int_t)w->parks, "wakes_delay", (json_int_t)w->wakes_delay,
+		"wakes_self", (json_int_t)w->wakes_self,
+		"revocations", (json_int_t)w->revocations, "revoked", w->revoked,
+		"credits_prop", (json_int_t)w->credits_prop,
+		"credits_oc", (int)w->credits_oc, "credits_target", w->credits_target,
+		"overloaded", (int)w->overloaded, "cpu_ns", (json_int_t)w->cpu_ns,
+		"cpu_util", w->cpu_util);
+}
+
+static void
+print_workers(const Hg__Workers *w)
+{
+	if (w == NULL)
+		return;
+	printf("  workers (%s): %u active, %u parked; %" PRIu64 " parks, %" PRIu64
+	       " wakes on delay, %" PRIu64 " by themselves; credits_prop %" PRId64
+	       " (target %.0f), credits_oc %u%s; CPU %.3f s (%.0f%%)\n",
+	       w->policy, w->active, w->parked, w->parks, w->wakes_delay,
+	       w->wakes_self, w->credits_prop, w->credits_target, w->credits_oc,
+	       w->overloaded ? ", overloaded" : "", (double)w->cpu_ns / 1e9,
+	       w->cpu_util * 100);
+}
+
 static json_t *
 tenant_json(const Hg__TenantInfo *t)
 {
@@ -411,6 +441,7 @@ tenant_stats_json(const Hg__TenantStats *t)
 			 "cores", cores, "credits", credits_json(t->credits)));
 	json_object_set_new(j, "classes", classes_json(t));
 	json_object_set_new(j, "darc_updates", json_integer((json_int_t)t->darc_updates));
+	json_object_set_new(j, "workers", workers_json(t->workers));
 	return j;
 }
 
@@ -508,6 +539,7 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 			       t->credits->pool, t->credits->issued, t->credits->sessions,
 			       t->credits->drained, t->credits->credit_updates,
 			       t->credits->dm_us);
+		print_workers(t->workers);
 		print_classes(t);
 		for (c = 0; c < t->n_cores; c++)
 			print_drops(t->cores[c]->drops, t->cores[c]->n_drops, "  ");

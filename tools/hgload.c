@@ -45,6 +45,7 @@ struct req {
 	uint64_t tx_ns;		/* when it went out */
 	uint32_t lat_ns;	/* reply - tx */
 	uint32_t e2e_ns;	/* reply - arrival */
+	uint32_t svc_ns;	/* service time asked for (exp: drawn) */
 	uint8_t type;
 	_Atomic uint8_t state;
 };
@@ -67,6 +68,7 @@ struct rtype {
 	uint32_t service_ns;	/* 0: unknown (no slowdown) */
 	double pct;
 	int op;			/* kv: enum hg_kv_op, the RPC type */
+	int exp;		/* service times exponential, service_ns the mean */
 };
 
 struct load {
@@ -158,7 +160,7 @@ parse_kv(struct load *l, const char *spec)
 	}
 }
 
-/* Synergy Table II workloads, fixed:NS, or mix:NAME:NS:PCT,... */
+/* Synergy Table II workloads, fixed:NS, exp:NS or mix:NAME:NS:PCT,... */
 static void
 parse_workload(struct load *l, const char *spec)
 {
@@ -178,6 +180,10 @@ parse_workload(struct load *l, const char *spec)
 		add_type(l, "long", 500000, 3);
 	} else if (strncmp(spec, "fixed:", 6) == 0) {
 		add_type(l, "fixed", parse_ns(spec + 6), 100);
+	} else if (strncmp(spec, "exp:", 4) == 0) {
+		/* CoreSync's synthetic workload: exponential, mean NS */
+		add_type(l, "exp", parse_ns(spec + 4), 100);
+		l->type[0].exp = 1;
 	} else if (strncmp(spec, "kv:", 3) == 0) {
 		parse_kv(l, spec + 3);
 	} else if (strncmp(spec, "mix:", 4) == 0) {
@@ -194,7 +200,7 @@ parse_workload(struct load *l, const char *spec)
 			add_type(l, name, parse_ns(ns), atof(pct));
 		}
 	} else {
-		die("unknown workload '%s' (fixed:NS|high|extreme|zippydb|"
+		die("unknown workload '%s' (fixed:NS|exp:NS|high|extreme|zippydb|"
 		    "mix:NAME:NS:PCT,...|kv:OP=PCT[@NS],...)", spec);
 	}
 	for (i = 0; i < l->n_types; i++) {
@@ -298,7 +304,7 @@ send_req(struct load *l, uint64_t seq, unsigned f, uint8_t *payload)
 	else
 		*h = (struct hg_work_hdr){
 			.magic = htonl(HG_WORK_MAGIC), .version = HG_WORK_VERSION,
-			.type = r->type, .service_ns = htonl(l->type[r->type].service_ns),
+			.type = r->type, .service_ns = htonl(r->svc_ns),
 			.seq = htobe64(seq), .tx_ns = htobe64(r->tx_ns),
 		};
 	if (l->rpc) {
@@ -394,6 +400,18 @@ arrive(struct load *l, uint64_t seq, uint8_t *payload)
 	pthread_mutex_unlock(&fl->lock);
 }
 
+/* A request's service time: its type's, or drawn around it (exp:NS). */
+static uint32_t
+service_of(const struct rtype *t, unsigned short *xs)
+{
+	double v;
+
+	if (!t->exp)
+		return t->service_ns;
+	v = -log(1.0 - erand48(xs)) * t->service_ns;
+	return v < 1e9 ? (uint32_t)v : 1000000000u;
+}
+
 static void *
 sender(void *arg)
 {
@@ -419,6 +437,7 @@ sender(void *arg)
 		}
 		wait_until(next);
 		l->req[seq].type = (uint8_t)pick_type(l, erand48(xs));
+		l->req[seq].svc_ns = service_of(&l->type[l->req[seq].type], xs);
 		atomic_store_explicit(&l->sent, seq + 1, memory_order_release);
 		arrive(l, seq, payload);
 	}
@@ -780,8 +799,8 @@ usage(int code)
 {
 	fprintf(code ? stderr : stdout,
 		"usage: hgload --target IP:PORT --rate RPS --duration S [--flows N]\n"
-		"              [--size BYTES] [--workload fixed:NS|high|extreme|zippydb|"
-		"mix:NAME:NS:PCT,...]\n"
+		"              [--size BYTES] [--workload fixed:NS|exp:NS|high|extreme|"
+		"zippydb|mix:NAME:NS:PCT,...]\n"
 		"              [--timeout-ms MS] [--seed N] [--json]\n"
 		"              [--rpc | --credits] [--slo-us US]\n"
 		"              kv:OP=PCT[@NS],... (hg-kv: get|put|delete|scan, RPC)"
