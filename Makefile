@@ -51,7 +51,7 @@ CLIENT_O   := $(CLIENT_CORE_O) $(OBJ)/pic/gen/hgctl.pb-c.o \
 POLICY_O := $(patsubst %.c,$(OBJ)/%.o,$(wildcard policy/*.c))
 
 TARGETS := $(BIN)/hourglassd $(BIN)/hgctl $(BIN)/hgload $(BIN)/hg-echo $(BIN)/hg-idle \
-	   $(BIN)/udp-echo $(BIN)/hg-policy-sim $(BIN)/hg-kv $(LIB)/libhgclient.so \
+	   $(BIN)/udp-echo $(BIN)/be-sqrt $(BIN)/hg-policy-sim $(BIN)/hg-kv $(LIB)/libhgclient.so \
 	   $(LIB)/libhgclient.a
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -155,6 +155,12 @@ $(BIN)/udp-echo: $(OBJ)/tools/udp_echo.o
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lpthread
+
+# bench/coresync's best-effort program: square roots per second
+$(BIN)/be-sqrt: $(OBJ)/tools/be_sqrt.o
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lm -lpthread
 
 # bench/policies' simulator: the dispatch policies of policy/, simulated
 $(BIN)/hg-policy-sim: $(OBJ)/bench/sim/policies.o $(POLICY_O)

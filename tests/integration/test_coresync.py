@@ -1,0 +1,89 @@
+"""Core allocation (issue 13, DESIGN §5): idle workers park on the daemon's
+word and are woken on delay; a load step loses nothing; static never
+parks; a killed app's parked workers are reclaimed."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+from hg import BIN, DAEMON_IP, udp_roundtrip, wait_for
+
+
+def workers(daemon, name):
+    return daemon.tenant_stats(name)["workers"]
+
+
+def load(net, port, rate, seconds):
+    """An open-loop run on a raw port: every datagram must come back."""
+    p = net.popen(os.path.join(BIN, "hgload"), "--target", f"{DAEMON_IP}:{port}",
+                  "--rate", str(rate), "--duration", str(seconds), "--flows", "8",
+                  "--workload", "exp:20000", "--timeout-ms", "2000", "--json",
+                  stdout=subprocess.PIPE, text=True)
+    return json.loads(p.communicate(timeout=60)[0])
+
+
+def test_idle_workers_park_and_a_load_step_wakes_them(net, daemon, cleanup):
+    daemon.hgctl("tenant", "add", "cs", "--ports", "9100-9100")
+    cleanup.append(daemon.echo("cs", 9100, threads=4))
+    assert wait_for(lambda: workers(daemon, "cs")["parked"] >= 3, 10), workers(daemon, "cs")
+    w0 = workers(daemon, "cs")
+    assert w0["policy"] == "coresync" and w0["parks"] >= 3
+    low = load(net, 9100, 200, 1)
+    high = load(net, 9100, 4000, 2)
+    w1 = workers(daemon, "cs")
+    for r in (low, high):
+        assert r["sent"] > 0 and r["received"] == r["sent"] and r["lost"] == 0, r
+    assert w1["wakes_delay"] + w1["wakes_self"] > w0["wakes_delay"] + w0["wakes_self"], w1
+    # the step woke workers beyond the one a delivery rings
+    assert w1["wakes_delay"] > w0["wakes_delay"], (w0, w1)
+    assert wait_for(lambda: workers(daemon, "cs")["parked"] >= 3, 10), "idle again: parked"
+
+
+def test_static_never_parks_and_a_live_change_parks(net, daemon, cleanup):
+    daemon.hgctl("tenant", "add", "st", "--ports", "9110-9110", "--policy", "static")
+    cleanup.append(daemon.echo("st", 9110, threads=2))
+    time.sleep(0.5)
+    w = workers(daemon, "st")
+    assert w["policy"] == "static" and w["parked"] == 0 and w["active"] == 2, w
+    s = net.socket()
+    assert udp_roundtrip(s, 9110, b"static") == b"static"
+    daemon.hgctl("tenant", "set", "st", "--policy", "shenango")
+    assert wait_for(lambda: workers(daemon, "st")["parked"] == 2, 10), workers(daemon, "st")
+    assert udp_roundtrip(s, 9110, b"parked") == b"parked", "a delivery wakes a parked worker"
+    s.close()
+
+
+def test_killed_app_with_parked_workers_is_reclaimed(net, daemon, cleanup):
+    daemon.hgctl("tenant", "add", "kp", "--ports", "9120-9120", "--rpc-ports", "9120-9120")
+    e = daemon.echo("kp", 9120, threads=3)
+    cleanup.append(e)
+    assert wait_for(lambda: workers(daemon, "kp")["parked"] >= 2, 10), workers(daemon, "kp")
+    e.proc.send_signal(signal.SIGKILL)
+    e.proc.wait()
+    assert wait_for(lambda: daemon.tenants()["kp"]["apps"] == 0, 10)
+    w = workers(daemon, "kp")
+    assert w["parked"] == 0 and w["active"] == 0, w
+    # the next app's contexts run and park afresh
+    cleanup.append(daemon.echo("kp", 9120, threads=2))
+    s = net.socket()
+    from test_credits import rpc_request, recv_answer
+    s.settimeout(3)
+    s.sendto(rpc_request(1, 1, 1000), (DAEMON_IP, 9120))
+    assert recv_answer(s)[8] == 1
+    s.close()
+    assert wait_for(lambda: workers(daemon, "kp")["parked"] >= 1, 10), workers(daemon, "kp")
+
+
+def test_stats_show_credits_and_cpu(net, daemon, cleanup):
+    daemon.hgctl("tenant", "add", "cc", "--ports", "9130-9130", "--rpc-ports", "9130-9130",
+                 "--coresync-r", "20", "--poll-us", "50", "--core-delay-us", "5")
+    cleanup.append(daemon.echo("cc", 9130, threads=2))
+    out = daemon.hgctl("stats", "--tenant", "cc").stdout
+    assert "workers (coresync)" in out and "credits_oc" in out, out
+    w = workers(daemon, "cc")
+    for k in ("credits_prop", "credits_oc", "credits_target", "cpu_ns", "cpu_util",
+              "revocations", "overloaded"):
+        assert k in w, w
+    assert w["credits_target"] == 20 * w["active"]
+    assert daemon.hgctl("tenant", "get", "cc", "poll-us").stdout.strip().endswith("50")
