@@ -3,8 +3,8 @@
  * libFuzzer target, stateful: the real command handlers behind the
  * operator socket and the app socket, driven through connections as the
  * daemon accepts them, while a hostile app writes anything anywhere in
- * its tenant's region between commands, and the slow path (timer, credit
- * pool, stats, reclaim) and a fast-path core's TX and SCHED run over what
+ * its tenant's region between commands, and the slow path (timer, core
+ * allocation, credit pool, stats, reclaim) and a fast-path core's TX and SCHED run over what
  * it wrote. The daemon must neither crash nor read outside a region, and
  * every input ends with every tenant deleted and every app reclaimed.
  *
@@ -22,6 +22,7 @@
 
 #include "../../slowpath/arena.h"
 #include "../../slowpath/config.h"
+#include "../../slowpath/core_alloc.h"
 #include "../../slowpath/credit_pool.h"
 #include "../../slowpath/ctl.h"
 #include "../../slowpath/preempt_timer.h"
@@ -164,6 +165,8 @@ step(void)
 	struct hg_arena a = { 0 };
 
 	hg_timer_tick(&reg, &tm, (uint64_t)rte_rdtsc());
+	hg_core_bells(&reg);
+	hg_core_tick(&reg, rte_rdtsc());
 	hg_credit_tick(&reg, rte_rdtsc());
 	dp->core[0].now = rte_rdtsc();		/* what the core loop stamps */
 	hg_fp_tx(dp, &dp->core[0]);

@@ -133,13 +133,22 @@ def main():
     setw = frame(req(6, 11, fl(1, b"a") + kv(b"weight", b"3") + kv(b"dt-us", b"70")), 4)
     get = frame(req(7, 20, fl(1, b"a")), 4)
     reload = frame(req(8, 21, b""), 4)
+    park = frame(req(9, 22, b""), 4)
     scrib = b"\0" + b"\0\0\0\0" + b"\xff" * 59
+    # context 0's park word (page 1, offset 44): a park request, granted
+    # or not by the core tick, then one from the other policy
+    scrib_park = b"\0" + bytes([0x2c, 0x10, 0, 0]) + b"\x07\0\0\0" + b"\0" * 3
+    setpol = frame(req(10, 11, fl(1, b"a") + kv(b"policy", b"shenango")), 4)
     write("ctl_conn", "session",
           crec(0, add) + crec(0, add_u) + crec(1, attach) + crec(1, ctx) + crec(1, ctx) +
           crec(1, bind) + crec(2, attach_u) + crec(2, ctx) + crec(4, b"") +
           crec(3, scrib) + crec(4, b"") + crec(1, setw) + crec(0, setw) +
           crec(0x84, b"") + crec(1, attach) + crec(4, b"") + crec(0, get) +
           crec(0, reload))
+    write("ctl_conn", "park",
+          crec(0, add) + crec(1, attach) + crec(1, ctx) + crec(1, ctx) + crec(1, park) +
+          crec(3, scrib_park) + crec(4, b"") + crec(4, b"") + crec(0, setpol) +
+          crec(3, scrib_park) + crec(4, b"") + crec(1, park) + crec(4, b""))
 
 
 if __name__ == "__main__":
