@@ -205,7 +205,7 @@ static struct hg_cs_view
 view(struct hg_registry *reg, int slot, uint32_t ctx, uint64_t now)
 {
 	const struct hg_tenant_sp *t = &reg->t[slot];
-	struct hg_cs_view v = { .now_ns = now * 1000u / reg->tsc_us + 1,
+	struct hg_cs_view v = { .now_ns = now / reg->tsc_us * 1000u + 1,
 				.workers = hg_core_active(reg, slot),
 				.overloaded = t->core.overloaded };
 	uint32_t c;
@@ -292,6 +292,17 @@ wake_on_delay(struct hg_registry *reg, int slot, uint64_t now)
 	}
 }
 
+/* A tenant made static runs every worker: the parked ones are woken. */
+static void
+wake_all(struct hg_registry *reg, int slot)
+{
+	uint32_t ctx;
+
+	for (ctx = 0; ctx < HG_MAX_CTX; ctx++)
+		if (ctx_live(reg, slot, ctx) && reg->t[slot].core.parked[ctx])
+			unpark(reg, slot, ctx, 1);
+}
+
 static int
 tenant_tick(struct hg_registry *reg, int slot, uint64_t now)
 {
@@ -301,7 +312,11 @@ tenant_tick(struct hg_registry *reg, int slot, uint64_t now)
 	for (ctx = 0; ctx < HG_MAX_CTX; ctx++)
 		if (ctx_live(reg, slot, ctx))
 			waiting |= ctx_tick(reg, slot, ctx, now);
-	if (reg->t[slot].core.n_parked > 0)
+	if (reg->t[slot].core.n_parked == 0)
+		return waiting;
+	if (reg->t[slot].cfg.core.policy == HG_CORE_STATIC)
+		wake_all(reg, slot);
+	else
 		wake_on_delay(reg, slot, now);
 	return waiting;
 }

@@ -51,6 +51,10 @@ def test_static_never_parks_and_a_live_change_parks(net, daemon, cleanup):
     daemon.hgctl("tenant", "set", "st", "--policy", "shenango")
     assert wait_for(lambda: workers(daemon, "st")["parked"] == 2, 10), workers(daemon, "st")
     assert udp_roundtrip(s, 9110, b"parked") == b"parked", "a delivery wakes a parked worker"
+    daemon.hgctl("tenant", "set", "st", "--policy", "static")
+    assert wait_for(lambda: workers(daemon, "st")["parked"] == 0, 10), \
+        "made static: every worker runs again"
+    assert udp_roundtrip(s, 9110, b"again") == b"again"
     s.close()
 
 
