@@ -263,7 +263,7 @@ switch_to(hg_ctx_t *w, struct hg_gt *next)
 /* Idle green threads number at most the requests preempted at once plus
  * the workers; they are freed when hg_run returns. */
 static void
-park(hg_ctx_t *w, struct hg_gt *gt)
+idle_push(hg_ctx_t *w, struct hg_gt *gt)
 {
 	gt->next = w->idle;
 	w->idle = gt;
@@ -329,14 +329,18 @@ hg_yield(hg_ctx_t *c)
 		preempt(w);
 }
 
+static void park_done(hg_ctx_t *w);
+
 /* Switches to a preempted request; the current green thread (in hg_recv,
- * between requests) parks as idle until this worker needs it again. */
+ * between requests) parks as idle until this worker needs it again. The
+ * worker has work: a request to park it made while idle is withdrawn. */
 static int
 resume(hg_ctx_t *w, struct hg_gt *th)
 {
 	if (th == NULL)
 		return 0;
-	park(w, w->cur);
+	park_done(w);
+	idle_push(w, w->cur);
 	switch_to(w, th);
 	return 1;
 }
@@ -517,24 +521,24 @@ daemon_gone(hg_ctx_t *w, uint64_t now)
 }
 
 /* One step of a worker that found nothing for `idle` ns: poll on (0), or
- * park on the doorbell until the daemon delivers, wakes it or the
- * deadline passes (1). Under coresync the daemon must agree first: until
- * it does (its credits came down), the worker keeps polling. */
+ * ask to park and block on the doorbell until the daemon delivers, wakes
+ * it or the deadline passes (1). Whether it leaves RX steering (parks)
+ * or stays allocated is the daemon's (coresync: Algorithm 1; shenango: at
+ * once). On CoreSync's dedicated cores a worker the daemon keeps polls;
+ * on a CPU shared with the app's other workers its polling would delay
+ * the very request it waits for, so it waits on its doorbell instead,
+ * still steered to, and the daemon's delay check rings it to steal. */
 static int
 idle_step(hg_ctx_t *w, uint64_t idle, uint64_t deadline, uint64_t now)
 {
-	uint32_t pol = LOAD(w->app->steer->core_policy);
 	int r;
 
 	if (idle < poll_ns(w)) {
 		rte_pause();
 		return 0;
 	}
-	/* Past poll-us a worker that may not park still looks for work,
-	 * but yields the CPU between looks: on a CPU it shares with the
-	 * app's other workers, its spinning would delay the very request it
-	 * waits for (on a core of its own, the yield returns at once). */
-	if (pol == HG_CORE_STATIC) {
+	/* static: always running; past poll-us it yields between looks */
+	if (LOAD(w->app->steer->core_policy) == HG_CORE_STATIC) {
 		park_done(w);
 		if (daemon_gone(w, now))
 			return hg_fail(ENOTCONN, "hourglassd went away");
@@ -542,11 +546,6 @@ idle_step(hg_ctx_t *w, uint64_t idle, uint64_t deadline, uint64_t now)
 		return 0;
 	}
 	park_ask(w);
-	if (pol == HG_CORE_CORESYNC &&
-	    __atomic_load_n(&w->shm->park_ok, __ATOMIC_ACQUIRE) != w->park_seq) {
-		sched_yield();
-		return 0;
-	}
 	hg_appq_sleeping(w);
 	r = hg_wait(w, deadline, now);
 	park_done(w);
@@ -569,9 +568,8 @@ hg_recv(hg_ctx_t *c, struct hg_msg *m, long timeout_us)
 	for (;;) {
 		r = pick_any(w, m);
 		w = hg_self(c);
-		if (r != PICK_NONE)
-			park_done(w);
 		if (r == PICK_MSG) {
+			park_done(w);
 			/* a central policy classified it as it queued it */
 			if (LOAD(w->app->steer->dispatch) == HG_DISPATCH_SYNERGY)
 				w->cls = hg_classify(w->app, m);

@@ -116,7 +116,7 @@ struct hg_ctx_shm {
 	uint64_t short_ema_ns;	/* library: EMA of short service time */
 	uint32_t armed;		/* library sets before blocking, daemon clears */
 	uint32_t park;		/* library: its park request, 0: none */
-	uint32_t park_ok;	/* daemon: the request it granted */
+	uint32_t park_ok;	/* daemon: the request it granted (parked) */
 	uint8_t pad[12];
 };
 

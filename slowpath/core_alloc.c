@@ -74,6 +74,13 @@ hg_core_bell_close(struct hg_registry *reg, int slot)
 }
 
 void
+hg_core_touch(struct hg_registry *reg, int slot)
+{
+	hg_tset_add(&reg->core_watch, (unsigned)slot);
+	hg_tset_add(&reg->core_rang, (unsigned)slot);
+}
+
+void
 hg_core_bells(struct hg_registry *reg)
 {
 	struct epoll_event ev[BELLS_MAX];
@@ -89,8 +96,7 @@ hg_core_bells(struct hg_registry *reg)
 			continue;
 		if (read(reg->t[slot].park_bell, &v, sizeof(v)) < 0 && errno != EAGAIN)
 			continue;
-		hg_tset_add(&reg->core_watch, slot);
-		hg_tset_add(&reg->core_rang, slot);
+		hg_core_touch(reg, (int)slot);
 	}
 }
 
@@ -174,30 +180,38 @@ park(struct hg_registry *reg, int slot, uint32_t ctx)
 	__atomic_store_n(&tn->ctx_shm[ctx].park_ok, cs->asked[ctx], __ATOMIC_RELEASE);
 }
 
-/* The context runs again: back in steering, its credits back in the
- * pool; ring: the slow path wakes it (its doorbell), else it woke on
- * its own. */
+/* Rings a worker asleep on its doorbell: a parked one, or one still
+ * allocated whose request was refused or not yet granted. It wakes and
+ * steals. */
 static void
-unpark(struct hg_registry *reg, int slot, uint32_t ctx, int ring)
+ring(struct hg_registry *reg, int slot, uint32_t ctx)
+{
+	int fd = reg->dp->tenant[slot].bell[ctx];
+	uint64_t one = 1;
+
+	if (fd >= 0 && (write(fd, &one, sizeof(one)) == sizeof(one) || errno == EAGAIN))
+		reg->t[slot].core.wakes_delay++;
+}
+
+/* The context runs again: back in steering, its credits back in the
+ * pool; by_daemon: the slow path wakes it (its doorbell), else it woke
+ * on its own. */
+static void
+unpark(struct hg_registry *reg, int slot, uint32_t ctx, int by_daemon)
 {
 	struct hg_core_state *cs = &reg->t[slot].core;
 	struct hg_tenant *tn = &reg->dp->tenant[slot];
-	uint64_t one = 1;
 
 	cs->parked[ctx] = 0;
 	cs->n_parked--;
 	give_back(reg, slot, ctx);
 	route_add(&tn->route[tn->ctx_app[ctx] % HG_MAX_APPS], ctx);
 	__atomic_store_n(&tn->ctx_shm[ctx].park_ok, 0, __ATOMIC_RELEASE);
-	if (!ring) {
+	if (!by_daemon) {
 		cs->wakes_self++;
 		return;
 	}
-	cs->wakes_delay++;
-	/* a full counter means the worker has not read it yet: awake */
-	if (tn->bell[ctx] >= 0 && write(tn->bell[ctx], &one, sizeof(one)) < 0 &&
-	    errno != EAGAIN)
-		cs->wakes_delay--;
+	ring(reg, slot, ctx);
 }
 
 /* What Algorithm 1 sees of the tenant now. */
@@ -217,9 +231,10 @@ view(struct hg_registry *reg, int slot, uint32_t ctx, uint64_t now)
 	return v;
 }
 
-/* A request the worker keeps: returns 1 while it must keep polling. The
- * library polled for poll-us before it asked, so Algorithm 1's own
- * polling period is zero here. */
+/* A standing request: returns 1 while the worker stays allocated (in
+ * steering, asleep on its doorbell: CoreSync's polling, on a shared CPU)
+ * and the decision waits. The library polled for poll-us before it
+ * asked, so Algorithm 1's own polling period is zero here. */
 static int
 decide(struct hg_registry *reg, int slot, uint32_t ctx, uint64_t now)
 {
@@ -273,17 +288,27 @@ ctx_tick(struct hg_registry *reg, int slot, uint32_t ctx, uint64_t now)
 }
 
 /* Shenango's and CoreSync's wake-up: the tenant's oldest waiting request
- * is older than core-delay-us, one parked worker per pass. */
+ * is older than core-delay-us: one worker per pass, an allocated one
+ * asleep first (nothing to reallocate), else a parked one. */
 static void
 wake_on_delay(struct hg_registry *reg, int slot, uint64_t now)
 {
 	const struct hg_tenant_sp *t = &reg->t[slot];
 	uint64_t delay = hg_credit_delay(reg, slot, now);
-	uint32_t ctx;
+	uint32_t ctx, sleeping = 0;
 
+	for (ctx = 0; ctx < HG_MAX_CTX; ctx++)
+		sleeping += ctx_live(reg, slot, ctx) && t->core.asked[ctx] != 0;
 	if (!hg_cs_wake(delay * 1000u / reg->tsc_us, t->cfg.core.delay_us * 1000ull,
-			t->core.n_parked))
+			sleeping))
 		return;
+	for (ctx = 0; ctx < HG_MAX_CTX; ctx++) {
+		if (ctx_live(reg, slot, ctx) && t->core.asked[ctx] != 0 &&
+		    !t->core.parked[ctx]) {
+			ring(reg, slot, ctx);
+			return;
+		}
+	}
 	for (ctx = 0; ctx < HG_MAX_CTX; ctx++) {
 		if (ctx_live(reg, slot, ctx) && t->core.parked[ctx]) {
 			unpark(reg, slot, ctx, 1);
@@ -301,6 +326,8 @@ wake_all(struct hg_registry *reg, int slot)
 	for (ctx = 0; ctx < HG_MAX_CTX; ctx++)
 		if (ctx_live(reg, slot, ctx) && reg->t[slot].core.parked[ctx])
 			unpark(reg, slot, ctx, 1);
+		else if (ctx_live(reg, slot, ctx) && reg->t[slot].core.asked[ctx])
+			ring(reg, slot, ctx);
 }
 
 static int
@@ -312,11 +339,9 @@ tenant_tick(struct hg_registry *reg, int slot, uint64_t now)
 	for (ctx = 0; ctx < HG_MAX_CTX; ctx++)
 		if (ctx_live(reg, slot, ctx))
 			waiting |= ctx_tick(reg, slot, ctx, now);
-	if (reg->t[slot].core.n_parked == 0)
-		return waiting;
 	if (reg->t[slot].cfg.core.policy == HG_CORE_STATIC)
 		wake_all(reg, slot);
-	else
+	else if (waiting || reg->t[slot].core.n_parked > 0)
 		wake_on_delay(reg, slot, now);
 	return waiting;
 }

@@ -3,10 +3,11 @@
  * Core allocation (issue 13, DESIGN §5): the slow path decides how many of
  * each tenant's workers run, as Shenango's IOKernel does for its apps but
  * with no core of its own. An idle worker asks to park (proto/hg_shm.h:
- * park, and the tenant's park bell); the slow path answers by the
- * tenant's `policy` (CoreSync's Algorithm 1, policy/coresync.c, or at
- * once), takes a parked worker out of RX steering, and wakes one (its
- * doorbell) when the tenant's queueing delay passes core-delay-us.
+ * park, and the tenant's park bell) and sleeps on its doorbell; the slow
+ * path decides by the tenant's `policy` (CoreSync's Algorithm 1,
+ * policy/coresync.c, or at once) whether it parks, i.e. leaves RX
+ * steering, or stays allocated, and wakes one worker (its doorbell) when
+ * the tenant's queueing delay passes core-delay-us.
  */
 #ifndef HG_SLOWPATH_CORE_ALLOC_H
 #define HG_SLOWPATH_CORE_ALLOC_H
@@ -49,6 +50,9 @@ void hg_core_fini(struct hg_registry *reg);
 /* A tenant's park bell, made at tenant add and closed when it goes. */
 int hg_core_bell_open(struct hg_registry *reg, int slot);
 void hg_core_bell_close(struct hg_registry *reg, int slot);
+/* The tenant's settings changed (a policy made static wakes its parked
+ * workers): it is looked at next pass, even if it settled meanwhile. */
+void hg_core_touch(struct hg_registry *reg, int slot);
 /* Collects the park bells that rang: their tenants are looked at next. */
 void hg_core_bells(struct hg_registry *reg);
 /* Decides park requests, takes parked workers out of steering and wakes

@@ -359,6 +359,8 @@ hg_tenant_update(struct hg_registry *reg, int slot, const struct hg_tenant_cfg *
 	reg->t[slot].cfg = *c;
 	publish(reg, slot, what);
 	hg_tset_add(&reg->awake, (unsigned)slot);
+	if (what & (HG_TCFG_PUB_STEER | HG_TCFG_PUB_CORE))
+		hg_core_touch(reg, slot);
 	pthread_mutex_unlock(&reg->lock);
 	return 0;
 }

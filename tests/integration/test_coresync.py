@@ -53,7 +53,7 @@ def test_static_never_parks_and_a_live_change_parks(net, daemon, cleanup):
     assert udp_roundtrip(s, 9110, b"parked") == b"parked", "a delivery wakes a parked worker"
     daemon.hgctl("tenant", "set", "st", "--policy", "static")
     assert wait_for(lambda: workers(daemon, "st")["parked"] == 0, 10), \
-        "made static: every worker runs again"
+        ("made static: every worker runs again", workers(daemon, "st"))
     assert udp_roundtrip(s, 9110, b"again") == b"again"
     s.close()
 

@@ -592,22 +592,18 @@ wait_for(const uint32_t *word, int nonzero, unsigned ms)
 	return 0;
 }
 
-Test(park, coresync_polls_until_the_daemon_agrees_then_blocks, .timeout = 30)
+/* Whether it leaves steering is the daemon's: either way it sleeps. */
+Test(park, coresync_asks_and_blocks_at_once, .timeout = 30)
 {
 	hg_ctx_t *c = open_ctx(0);
 	struct hg_ctx_shm *cs = &tn.ctx_shm[0];
 	struct waiter w = { .c = c, .got = -100 };
 	pthread_t th;
-	uint32_t seq;
 
 	((struct hg_region_hdr *)tn.base)->steer.core_policy = HG_CORE_CORESYNC;
 	cr_assert_eq(pthread_create(&th, NULL, recv_thread, &w), 0);
-	cr_assert(wait_for(&cs->park, 1, 2000), "an idle worker asks to park");
-	seq = __atomic_load_n(&cs->park, __ATOMIC_ACQUIRE);
-	cr_assert_not(wait_for(&cs->armed, 1, 50),
-		      "without the daemon's word it keeps polling");
-	__atomic_store_n(&cs->park_ok, seq, __ATOMIC_RELEASE);
-	cr_assert(wait_for(&cs->armed, 1, 2000), "granted: it blocks on its doorbell");
+	cr_assert(wait_for(&cs->armed, 1, 2000), "asleep on its doorbell, no grant needed");
+	cr_assert_neq(cs->park, 0, "and asked the daemon");
 	deliver(0, 1, "hello");
 	daemon_rings(0);
 	pthread_join(th, NULL);
@@ -615,21 +611,32 @@ Test(park, coresync_polls_until_the_daemon_agrees_then_blocks, .timeout = 30)
 	cr_assert_eq(cs->park, 0, "back at work: no request stands");
 }
 
-Test(park, coresync_work_calls_parking_off, .timeout = 30)
+/* The daemon's delay check rings a sleeping worker with nothing for its
+ * own queue: it withdraws its request, looks (steals), and asks anew. */
+Test(park, a_worker_woken_without_work_asks_anew, .timeout = 30)
 {
 	hg_ctx_t *c = open_ctx(0);
 	struct hg_ctx_shm *cs = &tn.ctx_shm[0];
 	struct waiter w = { .c = c, .got = -100 };
+	uint64_t one = 1;
+	uint32_t first;
 	pthread_t th;
+	unsigned i;
 
 	((struct hg_region_hdr *)tn.base)->steer.core_policy = HG_CORE_CORESYNC;
 	cr_assert_eq(pthread_create(&th, NULL, recv_thread, &w), 0);
-	cr_assert(wait_for(&cs->park, 1, 2000));
-	deliver(0, 1, "work");		/* before any grant: found by polling */
+	cr_assert(wait_for(&cs->armed, 1, 2000));
+	first = __atomic_load_n(&cs->park, __ATOMIC_ACQUIRE);
+	cr_assert_eq(write(tn.bell[0], &one, sizeof(one)), sizeof(one));
+	for (i = 0; i < 2000 && (__atomic_load_n(&cs->park, __ATOMIC_ACQUIRE) == first ||
+				 __atomic_load_n(&cs->park, __ATOMIC_ACQUIRE) == 0); i++)
+		usleep(1000);
+	cr_assert_neq(cs->park, first, "a new request after the wake-up");
+	cr_assert_neq(cs->park, 0);
+	deliver(0, 1, "x");
+	daemon_rings(0);
 	pthread_join(th, NULL);
 	cr_assert_eq(w.got, 1);
-	cr_assert_eq(cs->park, 0, "the request is withdrawn");
-	cr_assert_eq(cs->armed, 0, "it never blocked");
 }
 
 Test(park, shenango_asks_and_blocks_at_once, .timeout = 30)
