@@ -286,6 +286,7 @@ bench: deps
 	@HG_BUILD=$(BUILD) bench/weights
 	@HG_BUILD=$(BUILD) bench/versus-kernel
 	@HG_BUILD=$(BUILD) bench/policies
+	@HG_BUILD=$(BUILD) bench/coresync
 
 clean:
 	rm -rf build bench/out
