@@ -52,10 +52,12 @@ def test_rejects_carry_zero_credits(net, daemon, cleanup):
     s.close()
     rejects = [r for r in replies if r[2] & REJECT]
     answers = [r for r in replies if r[2] & RESPONSE]
-    assert len(answers) == 1 and answers[0][8] == 0 and answers[0][5] >= 1, \
-        (replies, daemon.tenant_stats("rj"))
+    # whichever request the daemon saw first holds the credit: veth's
+    # per-CPU backlog may reorder two datagrams when the sending thread
+    # moves between CPUs (1 run in 20 admitted request 1, not 0)
+    assert len(answers) == 1 and answers[0][5] >= 1, (replies, daemon.tenant_stats("rj"))
     assert len(rejects) == 2 and all(r[5] == 0 for r in rejects), replies
-    assert sorted(r[8] for r in rejects) == [1, 2] and all(r[6] == 7 for r in replies)
+    assert sorted(r[8] for r in replies) == [0, 1, 2] and all(r[6] == 7 for r in replies)
     st = daemon.tenant_stats("rj")["cores"][0]["drops"]
     assert st["rpc_reject_no_credit"] == 2
 
