@@ -76,6 +76,24 @@ HG_API void hg_detach(hg_app_t *app);
  * daemon is gone). */
 HG_API int hg_recv(hg_ctx_t *ctx, struct hg_msg *m, long timeout_us);
 
+/* ---- bursts ----
+ *
+ * For a worker that keeps its core and answers at millions of requests a
+ * second (issue 14): up to n datagrams from the context's own queues in
+ * one dequeue per ring, without waiting, and replies in one enqueue per
+ * ring. Each message received is answered by hg_send_burst, hg_send or
+ * hg_msg_free like any other. The burst path has no scheduler: no
+ * stealing, no preemption, no per-class measurements; a worker that runs
+ * dry waits with hg_recv (which parks it as the tenant's policy says). */
+#define HG_BURST_MAX 64
+/* Returns how many messages it filled (0..n, at most HG_BURST_MAX). */
+HG_API int hg_recv_burst(hg_ctx_t *ctx, struct hg_msg *m, unsigned n);
+/* Sends m[0..n) back to their senders, each with its own buffer's first
+ * m[i].len bytes (edited in place). Returns how many were queued, in
+ * order; the rest are still the caller's (the queue was full: retry or
+ * free them), or a negative errno if m[0] is bad. */
+HG_API int hg_send_burst(hg_ctx_t *ctx, struct hg_msg *m, unsigned n);
+
 /* ---- event loops ----
  *
  * Each context has a doorbell, an eventfd the daemon writes when it

@@ -46,6 +46,42 @@ hg_send(hg_ctx_t *c, struct hg_msg *req, const void *data, size_t len)
 	return rc;
 }
 
+/* Runs of replies whose buffers belong to one fast-path core go onto that
+ * core's TX ring in one enqueue; the first run that does not fit ends it. */
+int
+hg_send_burst(hg_ctx_t *c, struct hg_msg *m, unsigned n)
+{
+	hg_ctx_t *ctx = hg_self(c);
+	struct hg_desc d[HG_BURST_MAX];
+	unsigned i, k, run, sent = 0;
+	uint32_t core;
+
+	n = n < HG_BURST_MAX ? n : HG_BURST_MAX;
+	for (i = 0; i < n; i++) {
+		if (m[i].len > HG_MSG_MAX || m[i].buf >= ctx->app->hdr->n_bufs)
+			break;
+		d[i] = (struct hg_desc){ .buf = m[i].buf, .len = (uint16_t)m[i].len,
+					 .op = HG_OP_SEND, .peer_ip = m[i].src.ip,
+					 .peer_port = m[i].src.port,
+					 .local_port = m[i].local_port };
+	}
+	if (i == 0 && n > 0)
+		return hg_fail(EMSGSIZE, "message 0: %u bytes or a bad buffer", m[0].len);
+	n = i;
+	while (sent < n) {
+		core = d[sent].buf / ctx->app->per_core;
+		for (run = 1; sent + run < n && d[sent + run].buf / ctx->app->per_core == core;
+		     run++)
+			;
+		k = rte_ring_sp_enqueue_burst_elem(ctx->ring[core][HG_RING_TX], &d[sent],
+						   sizeof(d[0]), run, NULL);
+		sent += k;
+		if (k < run)
+			break;
+	}
+	return (int)sent;
+}
+
 /* A free buffer of some core: the context's cache first, then the fill
  * ring the daemon keeps stocked. */
 static int

@@ -597,6 +597,33 @@ hg_recv(hg_ctx_t *c, struct hg_msg *m, long timeout_us)
 	}
 }
 
+/* The burst path (hourglass.h): the worker's own queues only, in one
+ * dequeue per ring; what the scheduler would add (stealing, the wait
+ * queue, classes) is the single path's. */
+int
+hg_recv_burst(hg_ctx_t *c, struct hg_msg *m, unsigned n)
+{
+	hg_ctx_t *w = hg_self(c);
+	const hg_app_t *app = w->app;
+	struct hg_desc d[HG_BURST_MAX];
+	unsigned got = 0, k, i, core;
+
+	hg_req_end(w);	/* a request taken singly, if it got no reply */
+	n = n < HG_BURST_MAX ? n : HG_BURST_MAX;
+	while (got < n && w->stash_i < w->stash_n)
+		got += hg_desc_to_msg(app, &w->stash[w->stash_i++], &m[got]);
+	for (i = 0; i < app->n_cores && got < n; i++) {
+		core = (w->rx_next + i) % app->n_cores;
+		k = rte_ring_mc_dequeue_burst_elem(w->ring[core][HG_RING_RX], d,
+						   sizeof(d[0]), n - got, NULL);
+		for (unsigned j = 0; j < k; j++)
+			got += hg_desc_to_msg(app, &d[j], &m[got]);
+		if (k > 0)
+			w->rx_next = core + 1;
+	}
+	return (int)got;
+}
+
 int
 hg_run(hg_ctx_t *w, hg_worker_fn fn, void *arg)
 {

@@ -3,6 +3,7 @@ import os
 import signal
 import socket
 import struct
+import subprocess
 import time
 
 import pytest
@@ -30,6 +31,26 @@ def test_udp_echo_every_size_byte_exact(net, daemon, cleanup):
         s.close()
     ts = daemon.tenant_stats("sizes")["total"]
     assert ts["rx"]["packets"] >= 1472 and ts["sched"]["packets"] >= 1472
+
+
+def test_burst_echo_answers_every_request_byte_exact(net, daemon, cleanup):
+    """Issue 14: hg-echo --burst takes many requests at once and answers
+    them in one hg_send_burst; none is lost, each echo is its own."""
+    import json
+    daemon.hgctl("tenant", "add", "bursty", "--ports", "7020-7020")
+    cleanup.append(daemon.echo("bursty", 7020, threads=2, extra=("--burst", "32")))
+    s = net.socket()
+    try:
+        for size in (1, 64, 1472):
+            payload = os.urandom(size)
+            assert udp_roundtrip(s, 7020, payload) == payload, f"size {size}"
+    finally:
+        s.close()
+    p = net.popen(os.path.join(BIN, "hgload"), "--target", f"{DAEMON_IP}:7020",
+                  "--rate", "20000", "--duration", "2", "--flows", "16",
+                  "--timeout-ms", "2000", "--json", stdout=subprocess.PIPE, text=True)
+    r = json.loads(p.communicate(timeout=60)[0])
+    assert r["sent"] > 10000 and r["received"] == r["sent"] and r["lost"] == 0, r
 
 
 def test_synthetic_work_header_is_served_and_echoed(net, daemon, cleanup):

@@ -669,3 +669,59 @@ Test(park, static_never_asks_nor_blocks, .timeout = 30)
 	cr_assert_eq(cs->park, 0);
 	cr_assert_eq(cs->armed, 0);
 }
+
+/* ---- bursts (issue 14): many requests in, many replies out ---- */
+
+TestSuite(burst, .init = setup, .fini = teardown);
+
+Test(burst, takes_what_is_there_and_answers_in_order)
+{
+	hg_ctx_t *c = open_ctx(0);
+	struct hg_msg m[HG_BURST_MAX];
+	struct hg_desc d[HG_BURST_MAX];
+	char want[16];
+	int i, n;
+
+	for (i = 0; i < 40; i++) {
+		snprintf(want, sizeof(want), "req%d", i);
+		deliver(0, (uint32_t)i + 1, want);
+	}
+	n = hg_recv_burst(c, m, HG_BURST_MAX);
+	cr_assert_eq(n, 40, "everything queued, in one call");
+	cr_assert_eq(hg_recv_burst(c, m + n, 8), 0, "and nothing more");
+	for (i = 0; i < n; i++) {
+		snprintf(want, sizeof(want), "req%d", i);
+		cr_assert_eq(m[i].len, strlen(want));
+		cr_assert_eq(memcmp(m[i].data, want, m[i].len), 0, "in order");
+		memcpy(m[i].data, "ok", 2);
+		m[i].len = 2;
+	}
+	cr_assert_eq(hg_send_burst(c, m, (unsigned)n), 40);
+	cr_assert_eq(rte_ring_dequeue_burst_elem(tn.ring[0][0][HG_RING_TX], d,
+						 sizeof(d[0]), HG_BURST_MAX, NULL), 40);
+	for (i = 0; i < 40; i++)
+		cr_assert(d[i].op == HG_OP_SEND && d[i].len == 2 &&
+			  d[i].buf == (uint32_t)i + 1, "reply %d", i);
+}
+
+Test(burst, a_full_transmit_ring_says_how_many_went)
+{
+	hg_ctx_t *c = open_ctx(0);
+	struct hg_msg m[HG_BURST_MAX];
+	struct hg_desc fill = { .op = HG_OP_FREE };
+	unsigned room = 0;
+	int i;
+
+	while (rte_ring_sp_enqueue_elem(tn.ring[0][0][HG_RING_TX], &fill,
+					sizeof(fill)) == 0)
+		;
+	for (i = 0; i < 10; i++, room++)
+		cr_assert_eq(rte_ring_sc_dequeue_elem(tn.ring[0][0][HG_RING_TX], &fill,
+						      sizeof(fill)), 0);
+	for (i = 0; i < 16; i++)
+		deliver(0, (uint32_t)i + 1, "x");
+	cr_assert_eq(hg_recv_burst(c, m, 16), 16);
+	cr_assert_eq(hg_send_burst(c, m, 16), (int)room, "as many as fit, in order");
+	m[0].len = HG_MSG_MAX + 1;
+	cr_assert_lt(hg_send_burst(c, m, 1), 0, "an oversized reply is refused");
+}
