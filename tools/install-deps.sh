@@ -3,7 +3,7 @@
 # Called by `make test`, `make demo` and `make bench`; safe to run again.
 set -euo pipefail
 
-PKGS=(build-essential pkg-config libdpdk-dev dpdk libevent-dev
+PKGS=(build-essential pkg-config libdpdk-dev dpdk dpdk-dev libevent-dev
       libprotobuf-c-dev protobuf-c-compiler libcriterion-dev libjansson-dev
       iproute2 ethtool iputils-ping procps clang libclang-rt-14-dev libleveldb-dev)
 

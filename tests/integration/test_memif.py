@@ -1,0 +1,66 @@
+"""The daemon on net_memif (issue 14, part 1): a DPDK peer on the same
+host, no kernel in the path. dpdk-testpmd, as the memif client, sends UDP
+datagrams to a tenant's port in txonly mode; the daemon receives them over
+shared memory, hands them to hg-echo and sends the answers back (txonly
+does not read its receive ring, so the answers are counted at the
+daemon's SCHED)."""
+import os
+import re
+import subprocess
+
+import pytest
+
+from hg import DAEMON_IP, PEER_IP, Daemon
+
+TESTPMD = "dpdk-testpmd"
+
+
+@pytest.fixture(scope="module")
+def memif_daemon():
+    tag = f"{os.getpid() % 10000}mf"
+    # an abstract socket (memif's default): nothing to remove afterwards
+    d = Daemon(tag, f"net_memif0,role=server,socket=/hgt{tag}.memif")
+    d.memif = f"/hgt{tag}.memif"
+    yield d
+    assert d.stop() == 0, d.logtext()
+    assert "Sanitizer" not in d.logtext() and "runtime error" not in d.logtext()
+
+
+def daemon_mac(d):
+    m = re.search(r"\(net_memif\) up, .* mac ([0-9A-F:]{17})", d.logtext())
+    assert m, d.logtext()
+    return m.group(1)
+
+
+def run_testpmd_txonly(d, port, seconds):
+    """testpmd as the memif client, on CPU 0 (the fast path has CPU 1),
+    sending 64-byte UDP datagrams to port for about `seconds`."""
+    prefix = f"tp{os.getpid() % 10000}"
+    cmd = ["timeout", "-s", "INT", str(seconds), TESTPMD, "--no-huge", "-m", "512",
+           "--no-pci", "--file-prefix", prefix, "--lcores", "0@0,1@0",
+           f"--vdev=net_memif0,role=client,socket={d.memif}", "--",
+           "--forward-mode=txonly", f"--tx-ip={PEER_IP},{DAEMON_IP}",
+           f"--tx-udp=9,{port}", f"--eth-peer=0,{daemon_mac(d)}", "--txpkts=64",
+           "--nb-cores=1", "--total-num-mbufs=16384",
+           # with a stats period testpmd runs until the signal, not until
+           # its standard input closes
+           "--stats-period=1"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 30)
+    sent = [int(x) for x in re.findall(r"TX-packets:\s+(\d+)", r.stdout)]
+    assert sent, r.stdout + r.stderr
+    return max(sent)
+
+
+def test_memif_peer_is_served_without_the_kernel(memif_daemon, cleanup):
+    d = memif_daemon
+    d.hgctl("tenant", "add", "mf", "--ports", "7800-7800")
+    cleanup.append(d.echo("mf", 7800, threads=1, cpus="0", extra=("--burst", "32")))
+    sent = run_testpmd_txonly(d, 7800, 3)
+    t = d.tenant_stats("mf")["total"]
+    assert sent > 10000, sent
+    # the daemon took the peer's datagrams off the memif ring ...
+    assert t["rx"]["packets"] > 10000, t
+    # ... and answered a good share of them (the app shares CPU 0 with
+    # testpmd's busy loop, so not all), at its own cost per datagram
+    assert t["sched"]["packets"] > 1000, t
+    assert t["rx"]["cycles"] / t["rx"]["packets"] < 5000, t
