@@ -129,10 +129,11 @@ $(BIN)/hgctl: $(OBJ)/tools/hgctl.o $(PROTO_O)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lprotobuf-c -ljansson
 
-$(BIN)/hgload: $(OBJ)/tools/hgload.o
+# hgload: kernel sockets, or its own net_memif port (--memif) through DPDK
+$(BIN)/hgload: $(OBJ)/tools/hgload.o $(OBJ)/tools/hgload_memif.o
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -ljansson -lpthread -lm
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(DPDK_LIBS) -ljansson -lpthread -lm
 
 $(BIN)/hg-echo: $(OBJ)/tools/hg_echo.o $(LIB)/libhgclient.a
 	@mkdir -p $(dir $@)

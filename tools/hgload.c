@@ -29,6 +29,7 @@
 #include "hg_kv.h"
 #include "hg_rpc.h"
 #include "hg_wire.h"
+#include "hgload_memif.h"
 #include "util.h"
 
 #define MAX_FLOWS    1024
@@ -100,6 +101,8 @@ struct load {
 	uint64_t invalid;
 	uint64_t t_start, t_end;
 	uint64_t behind;	/* arrivals due before the end, never sent */
+	char memif[108];	/* --memif: the daemon's memif socket, or none */
+	uint32_t src_ip;	/* --source: our address on the memif link */
 };
 
 #define die(...) hg_die(2, "hgload", "", __VA_ARGS__)
@@ -247,6 +250,25 @@ open_flows(struct load *l)
 	}
 }
 
+/* Kernel sockets, or hgload's own memif port to the daemon (--memif):
+ * the frames then come from --source (default 198.18.0.2), flow f's from
+ * port HGL_MEMIF_PORT0 + f. */
+static void
+open_transport(struct load *l)
+{
+	struct hgl_memif_cfg c = { .socket = l->memif, .dst_ip = l->target.sin_addr.s_addr,
+				   .dst_port = l->target.sin_port, .flows = l->flows };
+	char err[256];
+
+	if (!l->memif[0]) {
+		open_flows(l);
+		return;
+	}
+	c.src_ip = l->src_ip ? l->src_ip : htonl(0xC6120002u);	/* 198.18.0.2 */
+	if (hgl_memif_open(&c, err, sizeof(err)) < 0)
+		die("%s", err);
+}
+
 /* ---- sender ---- */
 
 static uint32_t
@@ -322,7 +344,8 @@ send_req(struct load *l, uint64_t seq, unsigned f, uint8_t *payload)
 	/* published before sending: the reply may beat send()'s return */
 	atomic_store_explicit(&r->state, R_SENT, memory_order_release);
 	atomic_fetch_add(&fl->outstanding, 1);
-	if (send(l->fd[f], payload, len, 0) < 0) {
+	if ((l->memif[0] ? hgl_memif_send(f, payload, len)
+			 : (int)send(l->fd[f], payload, len, 0)) < 0) {
 		uint8_t expect = R_SENT;
 
 		if (atomic_compare_exchange_strong(&r->state, &expect, R_UNSENT)) {
@@ -534,35 +557,68 @@ take_reply(struct load *l, const uint8_t *buf, ssize_t n, uint64_t now)
 							   : now - r->gen_ns);
 }
 
+/* What a receive pass needs: the load, the epoll set of its sockets (none
+ * over memif) and a scratch payload for the credit drains it triggers. */
+struct rx {
+	struct load *l;
+	int ep;
+	uint8_t payload[PAYLOAD_MAX];
+};
+
+/* One datagram of flow f: its request's answer, then what the session's
+ * new window lets out of its queue. */
+static void
+took(void *arg, unsigned f, const uint8_t *p, size_t n)
+{
+	struct rx *x = arg;
+
+	take_reply(x->l, p, (ssize_t)n, now_ns());
+	if (x->l->credits)
+		drain_locked(x->l, f, x->payload);
+}
+
+/* Receives for up to 10 ms: returns the datagrams taken. */
+static uint64_t
+receive_some(struct rx *x)
+{
+	struct epoll_event ev[64];
+	uint8_t buf[2048];
+	uint64_t done = 0;
+	int n, k;
+
+	if (x->l->memif[0])
+		return hgl_memif_poll(10000000u, took, x);
+	n = epoll_wait(x->ep, ev, 64, 10);
+	for (k = 0; k < n; k++) {
+		unsigned f = ev[k].data.u32;
+		ssize_t r;
+
+		while ((r = recv(x->l->fd[f], buf, sizeof(buf), 0)) > 0) {
+			take_reply(x->l, buf, r, now_ns());
+			done++;
+		}
+		if (x->l->credits)
+			drain_locked(x->l, f, x->payload);
+	}
+	return done;
+}
+
 static void
 receive(struct load *l)
 {
-	struct epoll_event ev[64];
-	uint8_t buf[2048], payload[PAYLOAD_MAX] = { 0 };
+	static struct rx x;
 	uint64_t done = 0, deadline = 0;
-	int ep = epoll_create1(EPOLL_CLOEXEC);
 	unsigned i;
 
-	for (i = 0; i < l->flows; i++) {
+	x.l = l;
+	x.ep = l->memif[0] ? -1 : epoll_create1(EPOLL_CLOEXEC);
+	for (i = 0; x.ep >= 0 && i < l->flows; i++) {
 		struct epoll_event e = { .events = EPOLLIN, .data.u32 = i };
 
-		epoll_ctl(ep, EPOLL_CTL_ADD, l->fd[i], &e);
+		epoll_ctl(x.ep, EPOLL_CTL_ADD, l->fd[i], &e);
 	}
 	for (;;) {
-		int n = epoll_wait(ep, ev, 64, 10), k;
-
-		for (k = 0; k < n; k++) {
-			ssize_t r;
-
-			unsigned f = ev[k].data.u32;
-
-			while ((r = recv(l->fd[f], buf, sizeof(buf), 0)) > 0) {
-				take_reply(l, buf, r, now_ns());
-				done++;
-			}
-			if (l->credits)
-				drain_locked(l, f, payload);
-		}
+		done += receive_some(&x);
 		if (atomic_load(&l->sending))
 			continue;
 		/* sender finished: wait for stragglers up to the timeout */
@@ -573,7 +629,8 @@ receive(struct load *l)
 			    atomic_load(&l->sent) - atomic_load(&l->send_errors) - l->shed)
 			break;
 	}
-	close(ep);
+	if (x.ep >= 0)
+		close(x.ep);
 }
 
 /* ---- results ---- */
@@ -804,7 +861,9 @@ usage(int code)
 		"              [--timeout-ms MS] [--seed N] [--json]\n"
 		"              [--rpc | --credits] [--slo-us US]\n"
 		"              kv:OP=PCT[@NS],... (hg-kv: get|put|delete|scan, RPC)"
-		" [--kv-keys N] [--scan-count N]\n");
+		" [--kv-keys N] [--scan-count N]\n"
+		"              [--memif SOCKET [--source IP]]  (frames over a memif"
+		" port of its own, not the kernel)\n");
 	exit(code);
 }
 
@@ -854,6 +913,8 @@ parse_args(struct load *l, int argc, char **argv)
 		{ "slo-us", required_argument, NULL, 'o' },
 		{ "kv-keys", required_argument, NULL, 'K' },
 		{ "scan-count", required_argument, NULL, 'C' },
+		{ "memif", required_argument, NULL, 'M' },
+		{ "source", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -885,6 +946,13 @@ parse_args(struct load *l, int argc, char **argv)
 		case 'K': l->kv_keys = (uint64_t)num("--kv-keys", optarg, 1, 1e12); break;
 		case 'C': l->scan_count = (unsigned)num("--scan-count", optarg, 1,
 							HG_KV_SCAN_MAX); break;
+		case 'M': if (strlen(optarg) >= sizeof(l->memif))
+				  die("--memif path too long");
+			  snprintf(l->memif, sizeof(l->memif), "%s", optarg);
+			  break;
+		case 'I': if (inet_pton(AF_INET, optarg, &l->src_ip) != 1)
+				  die("--source '%s' is not an IPv4 address", optarg);
+			  break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -918,12 +986,14 @@ main(int argc, char **argv)
 		atomic_store(&l.fl[f].window, 1);	/* a new session's credit */
 		pthread_mutex_init(&l.fl[f].lock, NULL);
 	}
-	open_flows(&l);
+	open_transport(&l);
 	atomic_store(&l.sending, 1);
 	if (pthread_create(&tid, NULL, sender, &l) != 0)
 		die("cannot start the sender thread");
 	receive(&l);
 	pthread_join(tid, NULL);
 	report(&l);
+	if (l.memif[0])
+		hgl_memif_close();
 	return 0;
 }

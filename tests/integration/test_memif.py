@@ -1,16 +1,16 @@
-"""The daemon on net_memif (issue 14, part 1): a DPDK peer on the same
-host, no kernel in the path. dpdk-testpmd, as the memif client, sends UDP
-datagrams to a tenant's port in txonly mode; the daemon receives them over
-shared memory, hands them to hg-echo and sends the answers back (txonly
-does not read its receive ring, so the answers are counted at the
-daemon's SCHED)."""
+"""The daemon on net_memif (issue 14): a DPDK peer on the same host, no
+kernel in the path. dpdk-testpmd, as the memif client, floods a tenant's
+port in txonly mode (it does not read its receive ring, so the answers
+are counted at the daemon's SCHED); hgload --memif, with a memif port of
+its own, drives hg-echo and checks every answer."""
+import json
 import os
 import re
 import subprocess
 
 import pytest
 
-from hg import DAEMON_IP, PEER_IP, Daemon
+from hg import BIN, DAEMON_IP, PEER_IP, Daemon
 
 TESTPMD = "dpdk-testpmd"
 
@@ -64,3 +64,28 @@ def test_memif_peer_is_served_without_the_kernel(memif_daemon, cleanup):
     # testpmd's busy loop, so not all), at its own cost per datagram
     assert t["sched"]["packets"] > 1000, t
     assert t["rx"]["cycles"] / t["rx"]["packets"] < 5000, t
+
+
+def hgload_memif(d, port, *args):
+    r = subprocess.run([os.path.join(BIN, "hgload"), "--memif", d.memif,
+                        "--target", f"{DAEMON_IP}:{port}", "--json", *args],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+@pytest.mark.parametrize("mode", [(), ("--credits", "--size", "64")], ids=["raw", "credits"])
+def test_hgload_over_memif_every_request_answered(memif_daemon, cleanup, mode):
+    """hgload's own memif port (issue 14, part 2): the same workloads and
+    report as over sockets, frames built by hgload, ARP answered."""
+    d = memif_daemon
+    name, port = ("mr", 7810) if not mode else ("mc", 7820)
+    d.hgctl("tenant", "add", name, "--ports", f"{port}-{port}",
+            *(["--rpc-ports", f"{port}-{port}"] if mode else []))
+    cleanup.append(d.echo(name, port, threads=2, cpus="0", extra=("--burst", "32")))
+    r = hgload_memif(d, port, "--rate", "20000", "--duration", "2", "--flows", "8",
+                     "--workload", "fixed:1000", "--timeout-ms", "2000", *mode)
+    assert r["sent"] > 30000, r
+    assert r["received"] + r.get("rejected", 0) == r["sent"] and r["lost"] == 0, r
+    assert r["received"] > 0.9 * r["sent"], r
+    assert d.tenant_stats(name)["total"]["rx"]["packets"] >= r["sent"]

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * hgload over net_memif (hgload_memif.h). EAL is started with arguments
+ * of our own (no hugepages, a file prefix per process, the memif vdev as
+ * the client of the daemon's socket), so that hgload keeps hgload's
+ * command line. The sender thread and the receiver thread both transmit
+ * (credit drains happen on the receiver), so the TX queue has a lock: an
+ * uncontended spinlock is a few cycles against a memif burst's hundreds.
+ */
+#include <arpa/inet.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_arp.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_pause.h>
+#include <rte_spinlock.h>
+#include <rte_udp.h>
+
+#include "hgload_memif.h"
+#include "util.h"
+
+#define RING      1024u
+#define MBUFS     8191u
+#define RX_BURST  32u
+#define WAIT_LINK_S 5
+#define WAIT_ARP_S  3
+
+static struct {
+	uint16_t port;
+	struct rte_mempool *pool;
+	struct rte_ether_addr mac, peer;
+	int have_peer;
+	struct hgl_memif_cfg c;
+	rte_spinlock_t tx_lock;
+} mf;
+
+/* EAL pinned to the CPUs we were started on (EAL would otherwise move
+ * the main thread to CPU 0's lcore): "0@(a,b,...)". */
+static void
+lcores_arg(char *out, size_t n)
+{
+	cpu_set_t set;
+	size_t k;
+	int cpu;
+
+	k = (size_t)snprintf(out, n, "0@(");
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (cpu = 0; cpu < CPU_SETSIZE && k < n; cpu++)
+			if (CPU_ISSET(cpu, &set))
+				k += (size_t)snprintf(out + k, n - k, "%d,", cpu);
+	if (k > 3 && k <= n)
+		out[k - 1] = ')';
+	else
+		snprintf(out, n, "0");
+}
+
+static int
+start_eal(const char *socket)
+{
+	char prefix[32], vdev[200], lcores[256];
+	char *argv[] = { "hgload", "--no-huge", "-m", "256", "--no-pci",
+			 "--file-prefix", prefix, "--lcores", lcores, vdev,
+			 "--log-level", "*:warning", NULL };
+
+	snprintf(prefix, sizeof(prefix), "hgload%d", (int)getpid());
+	snprintf(vdev, sizeof(vdev), "--vdev=net_memif0,role=client,socket=%s", socket);
+	lcores_arg(lcores, sizeof(lcores));
+	/* the report is hgload's stdout: DPDK speaks on stderr */
+	rte_openlog_stream(stderr);
+	return rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv);
+}
+
+static int
+start_port(void)
+{
+	struct rte_eth_conf conf = { 0 };
+	int sock = (int)rte_socket_id();
+
+	if (rte_eth_dev_count_avail() == 0)
+		return -1;
+	mf.port = (uint16_t)rte_eth_find_next(0);
+	mf.pool = rte_pktmbuf_pool_create("hgl_mbufs", MBUFS, 256, 0,
+					  RTE_MBUF_DEFAULT_BUF_SIZE, sock);
+	if (mf.pool == NULL ||
+	    rte_eth_dev_configure(mf.port, 1, 1, &conf) < 0 ||
+	    rte_eth_rx_queue_setup(mf.port, 0, RING, sock, NULL, mf.pool) < 0 ||
+	    rte_eth_tx_queue_setup(mf.port, 0, RING, sock, NULL) < 0 ||
+	    rte_eth_dev_start(mf.port) < 0)
+		return -1;
+	return rte_eth_macaddr_get(mf.port, &mf.mac);
+}
+
+static int
+tx_one(struct rte_mbuf *m)
+{
+	uint16_t k;
+
+	rte_spinlock_lock(&mf.tx_lock);
+	k = rte_eth_tx_burst(mf.port, 0, &m, 1);
+	rte_spinlock_unlock(&mf.tx_lock);
+	if (k == 0)
+		rte_pktmbuf_free(m);
+	return k == 1 ? 0 : -1;
+}
+
+/* An ARP request (who has tip) or a reply to one (we are sip). */
+static void
+send_arp(uint16_t op, const struct rte_ether_addr *to, uint32_t tip)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mf.pool);
+	struct rte_ether_hdr *e;
+	struct rte_arp_hdr *a;
+
+	if (m == NULL)
+		return;
+	e = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	a = (struct rte_arp_hdr *)(e + 1);
+	if (to != NULL)
+		e->dst_addr = *to;
+	else
+		memset(&e->dst_addr, 0xff, sizeof(e->dst_addr));
+	e->src_addr = mf.mac;
+	e->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	*a = (struct rte_arp_hdr){
+		.arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER),
+		.arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4),
+		.arp_hlen = RTE_ETHER_ADDR_LEN, .arp_plen = 4,
+		.arp_opcode = rte_cpu_to_be_16(op),
+	};
+	a->arp_data.arp_sha = mf.mac;
+	a->arp_data.arp_sip = mf.c.src_ip;
+	if (to != NULL)
+		a->arp_data.arp_tha = *to;
+	a->arp_data.arp_tip = tip;
+	m->data_len = m->pkt_len = sizeof(*e) + sizeof(*a);
+	tx_one(m);
+}
+
+static void
+on_arp(const struct rte_arp_hdr *a)
+{
+	uint16_t op = rte_be_to_cpu_16(a->arp_opcode);
+
+	if (a->arp_data.arp_tip != mf.c.src_ip)
+		return;
+	if (op == RTE_ARP_OP_REQUEST)
+		send_arp(RTE_ARP_OP_REPLY, &a->arp_data.arp_sha, a->arp_data.arp_sip);
+	if (a->arp_data.arp_sip == mf.c.dst_ip) {
+		mf.peer = a->arp_data.arp_sha;
+		__atomic_store_n(&mf.have_peer, 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* A frame from the port: ARP is answered or learned; a UDP datagram
+ * from the target to one of our flows' ports is handed on. */
+static unsigned
+on_frame(struct rte_mbuf *m,
+	 void (*took)(void *, unsigned, const uint8_t *, size_t), void *arg)
+{
+	const struct rte_ether_hdr *e = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv4_hdr *ip = (const void *)(e + 1);
+	const struct rte_udp_hdr *u;
+	uint32_t len = rte_pktmbuf_data_len(m), ihl, f, ulen;
+
+	if (len < sizeof(*e))
+		return 0;
+	if (e->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP)) {
+		if (len >= sizeof(*e) + sizeof(struct rte_arp_hdr))
+			on_arp((const void *)(e + 1));
+		return 0;
+	}
+	if (e->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    len < sizeof(*e) + sizeof(*ip) || ip->next_proto_id != IPPROTO_UDP ||
+	    ip->src_addr != mf.c.dst_ip)
+		return 0;
+	ihl = (ip->version_ihl & 0xf) * 4u;
+	if (ihl < sizeof(*ip) || len < sizeof(*e) + ihl + sizeof(*u))
+		return 0;
+	u = (const void *)((const uint8_t *)ip + ihl);
+	f = rte_be_to_cpu_16(u->dst_port) - HGL_MEMIF_PORT0;
+	ulen = rte_be_to_cpu_16(u->dgram_len);
+	if (u->src_port != mf.c.dst_port || f >= mf.c.flows || ulen < sizeof(*u) ||
+	    sizeof(*e) + ihl + ulen > len)
+		return 0;
+	took(arg, f, (const uint8_t *)(u + 1), ulen - sizeof(*u));
+	return 1;
+}
+
+unsigned
+hgl_memif_poll(uint64_t max_ns,
+	       void (*took)(void *arg, unsigned f, const uint8_t *p, size_t n),
+	       void *arg)
+{
+	struct rte_mbuf *m[RX_BURST];
+	uint64_t end = hg_now_ns() + max_ns;
+	unsigned got = 0, k, i;
+
+	do {
+		k = rte_eth_rx_burst(mf.port, 0, m, RX_BURST);
+		for (i = 0; i < k; i++) {
+			got += on_frame(m[i], took, arg);
+			rte_pktmbuf_free(m[i]);
+		}
+		if (k == 0)
+			rte_pause();
+	} while (got == 0 && hg_now_ns() < end);
+	return got;
+}
+
+static void
+ignore(void *arg, unsigned f, const uint8_t *p, size_t n)
+{
+	(void)arg, (void)f, (void)p, (void)n;
+}
+
+static int
+wait_link(void)
+{
+	struct rte_eth_link link;
+	int i;
+
+	for (i = 0; i < WAIT_LINK_S * 100; i++) {
+		if (rte_eth_link_get_nowait(mf.port, &link) == 0 && link.link_status)
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+static int
+resolve_peer(void)
+{
+	int i;
+
+	for (i = 0; i < WAIT_ARP_S * 10 && !mf.have_peer; i++) {
+		send_arp(RTE_ARP_OP_REQUEST, NULL, mf.c.dst_ip);
+		hgl_memif_poll(100000000u, ignore, NULL);
+	}
+	return mf.have_peer ? 0 : -1;
+}
+
+int
+hgl_memif_open(const struct hgl_memif_cfg *c, char *err, size_t n)
+{
+	mf.c = *c;
+	rte_spinlock_init(&mf.tx_lock);
+	if (start_eal(c->socket) < 0) {
+		snprintf(err, n, "cannot start DPDK for memif %s", c->socket);
+		return -1;
+	}
+	if (start_port() < 0) {
+		snprintf(err, n, "cannot start the memif port");
+		return -1;
+	}
+	if (wait_link() < 0) {
+		snprintf(err, n, "no daemon connected to memif %s within %d s",
+			 c->socket, WAIT_LINK_S);
+		return -1;
+	}
+	if (resolve_peer() < 0) {
+		struct in_addr a = { c->dst_ip };
+
+		snprintf(err, n, "%s does not answer ARP on memif %s", inet_ntoa(a),
+			 c->socket);
+		return -1;
+	}
+	return 0;
+}
+
+int
+hgl_memif_send(unsigned f, const void *payload, size_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mf.pool);
+	struct rte_ether_hdr *e;
+	struct rte_ipv4_hdr *ip;
+	struct rte_udp_hdr *u;
+
+	if (m == NULL)
+		return -1;
+	e = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	ip = (struct rte_ipv4_hdr *)(e + 1);
+	u = (struct rte_udp_hdr *)(ip + 1);
+	e->dst_addr = mf.peer;
+	e->src_addr = mf.mac;
+	e->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	*ip = (struct rte_ipv4_hdr){
+		.version_ihl = RTE_IPV4_VHL_DEF, .time_to_live = 64,
+		.next_proto_id = IPPROTO_UDP,
+		.total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + sizeof(*u) + len)),
+		.src_addr = mf.c.src_ip, .dst_addr = mf.c.dst_ip,
+	};
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	/* checksum 0: none computed (RFC 768), as the daemon accepts */
+	*u = (struct rte_udp_hdr){
+		.src_port = rte_cpu_to_be_16((uint16_t)(HGL_MEMIF_PORT0 + f)),
+		.dst_port = mf.c.dst_port,
+		.dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*u) + len)),
+	};
+	memcpy(u + 1, payload, len);
+	m->data_len = m->pkt_len = (uint32_t)(sizeof(*e) + sizeof(*ip) + sizeof(*u) + len);
+	return tx_one(m);
+}
+
+void
+hgl_memif_close(void)
+{
+	rte_eth_dev_stop(mf.port);
+	rte_eth_dev_close(mf.port);
+	rte_eal_cleanup();
+}
