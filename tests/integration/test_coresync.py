@@ -2,35 +2,32 @@
 word and are woken on delay; a load step loses nothing; static never
 parks; a killed app's parked workers are reclaimed."""
 import json
-import os
 import signal
-import subprocess
 import time
 
-from hg import BIN, DAEMON_IP, udp_roundtrip, wait_for
+from hg import DAEMON_IP, udp_roundtrip, wait_for
 
 
 def workers(daemon, name):
     return daemon.tenant_stats(name)["workers"]
 
 
-def load(net, port, rate, seconds):
+def load(link, port, rate, seconds):
     """An open-loop run on a raw port: every datagram must come back."""
-    p = net.popen(os.path.join(BIN, "hgload"), "--target", f"{DAEMON_IP}:{port}",
-                  "--rate", str(rate), "--duration", str(seconds), "--flows", "8",
-                  "--workload", "exp:20000", "--timeout-ms", "2000", "--json",
-                  stdout=subprocess.PIPE, text=True)
+    p = link.hgload(port, "--rate", str(rate), "--duration", str(seconds), "--flows", "8",
+                    "--workload", "exp:20000", "--timeout-ms", "2000", "--json")
     return json.loads(p.communicate(timeout=60)[0])
 
 
-def test_idle_workers_park_and_a_load_step_wakes_them(net, daemon, cleanup):
+def test_idle_workers_park_and_a_load_step_wakes_them(link, cleanup):
+    daemon = link.daemon
     daemon.hgctl("tenant", "add", "cs", "--ports", "9100-9100")
     cleanup.append(daemon.echo("cs", 9100, threads=4))
     assert wait_for(lambda: workers(daemon, "cs")["parked"] >= 3, 10), workers(daemon, "cs")
     w0 = workers(daemon, "cs")
     assert w0["policy"] == "coresync" and w0["parks"] >= 3
-    low = load(net, 9100, 200, 1)
-    high = load(net, 9100, 4000, 2)
+    low = load(link, 9100, 200, 1)
+    high = load(link, 9100, 4000, 2)
     w1 = workers(daemon, "cs")
     for r in (low, high):
         assert r["sent"] > 0 and r["received"] == r["sent"] and r["lost"] == 0, r

@@ -1,30 +1,26 @@
 """Dispatch policies in libhgclient (issue 12): every policy answers
 every request exactly once with the right payload under a mixed load of
 short and long requests on an RPC port (classes by the header's type),
-and a live change of `dispatch` under load loses nothing."""
+and a live change of `dispatch` under load loses nothing; over
+net_af_packet and over net_memif (the `link` fixture, issue 14)."""
 import json
-import os
-import subprocess
 import time
 
 import pytest
-
-from hg import BIN, DAEMON_IP
 
 POLICIES = ["synergy", "cfcfs", "darc", "fc"]
 MIX = "mix:short:20000:90,long:1000000:10"      # 20 us and 1 ms, classes 0 and 1
 
 
-def load(net, port, secs, rate=2000):
-    return net.popen("taskset", "-c", "0", os.path.join(BIN, "hgload"),
-                     "--target", f"{DAEMON_IP}:{port}", "--rate", str(rate),
-                     "--duration", str(secs), "--flows", "8", "--credits",
-                     "--workload", MIX, "--timeout-ms", "3000", "--json",
-                     stdout=subprocess.PIPE, text=True)
+def load(link, port, secs, rate=2000):
+    return link.hgload(port, "--rate", str(rate), "--duration", str(secs), "--flows", "8",
+                       "--credits", "--workload", MIX, "--timeout-ms", "3000", "--json",
+                       cpu0=True)
 
 
 @pytest.mark.parametrize("policy", POLICIES)
-def test_every_policy_answers_every_request_once(net, daemon, cleanup, policy):
+def test_every_policy_answers_every_request_once(link, cleanup, policy):
+    daemon = link.daemon
     port = 8900 + POLICIES.index(policy)
     name = f"disp{policy}"
     daemon.hgctl("tenant", "add", name, "--ports", f"{port}-{port}",
@@ -32,7 +28,7 @@ def test_every_policy_answers_every_request_once(net, daemon, cleanup, policy):
                  "--dt-us", "100000", "--ddrop-us", "200000")
     assert daemon.tenants()[name]["dispatch"] == policy
     cleanup.append(daemon.echo(name, port, threads=2, cpus="0"))
-    out = json.loads(load(net, port, 3).communicate(timeout=60)[0])
+    out = json.loads(load(link, port, 3).communicate(timeout=60)[0])
     assert out["sent"] > 5000, out
     assert out["lost"] == 0 and out["invalid"] == 0, out
     assert out["received"] + out["rejected"] == out["sent"], out   # a reject is an answer
@@ -51,11 +47,12 @@ def test_every_policy_answers_every_request_once(net, daemon, cleanup, policy):
         assert st["darc_updates"] >= 1, st["darc_updates"]
 
 
-def test_a_live_dispatch_change_loses_nothing(net, daemon, cleanup):
+def test_a_live_dispatch_change_loses_nothing(link, cleanup):
+    daemon = link.daemon
     daemon.hgctl("tenant", "add", "switcher", "--ports", "8910-8910",
                  "--rpc-ports", "8910-8910", "--dt-us", "100000", "--ddrop-us", "200000")
     cleanup.append(daemon.echo("switcher", 8910, threads=2, cpus="0"))
-    p = load(net, 8910, 4)
+    p = load(link, 8910, 4)
     for policy in POLICIES[1:] + POLICIES + ["synergy"]:
         time.sleep(0.4)
         daemon.hgctl("tenant", "set", "switcher", "--dispatch", policy)

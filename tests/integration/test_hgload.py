@@ -9,13 +9,13 @@ def hgload(net, *args, check=True):
     return net.exec(os.path.join(BIN, "hgload"), *args, check=check)
 
 
-def test_mixed_workload_json(net, daemon, cleanup):
+def test_mixed_workload_json(link, cleanup):
+    daemon = link.daemon
     daemon.hgctl("tenant", "add", "load", "--ports", "7950-7950")
     cleanup.append(daemon.echo("load", 7950, threads=2))
-    r = hgload(net, "--target", f"{DAEMON_IP}:7950", "--rate", "400", "--duration", "1",
-               "--flows", "8", "--size", "100", "--workload", "mix:slow:200000:50,fast:0:50",
-               "--json")
-    out = json.loads(r.stdout)
+    p = link.hgload(7950, "--rate", "400", "--duration", "1", "--flows", "8", "--size",
+                    "100", "--workload", "mix:slow:200000:50,fast:0:50", "--json")
+    out = json.loads(p.communicate(timeout=60)[0])
     assert out["sent"] > 300 and out["lost"] == 0 and out["received"] == out["sent"]
     assert out["invalid"] == 0 and out["send_errors"] == 0
     slow, fast = out["types"]
@@ -24,8 +24,8 @@ def test_mixed_workload_json(net, daemon, cleanup):
     assert slow["latency_us"]["p50"] >= 200, "served after 200 us of work"
     assert slow["slowdown"]["p999"] >= 1.0 and fast["slowdown"]["p999"] is None
     assert 0 < out["latency_us"]["p50"] <= out["latency_us"]["p99"] <= out["latency_us"]["p999"]
-    human = hgload(net, "--target", f"{DAEMON_IP}:7950", "--rate", "200", "--duration",
-                   "0.3", "--workload", "high").stdout
+    human = link.hgload(7950, "--rate", "200", "--duration", "0.3",
+                        "--workload", "high").communicate(timeout=60)[0]
     assert "short" in human and "long" in human and "p99.9 us" in human
 
 
