@@ -3,7 +3,7 @@ import subprocess
 
 import pytest
 
-from hg import BIN, DAEMON_IP, Daemon, Netns
+from hg import BIN, DAEMON_IP, Daemon, Netns, memif_daemon
 
 
 def pytest_configure(config):
@@ -62,10 +62,7 @@ def link(request, net):
     if request.param == "af_packet":
         yield Link("af_packet", net, request.getfixturevalue("daemon"))
         return
-    tag = f"{os.getpid() % 10000}{abs(hash(request.module.__name__)) % 100}m"
-    # an abstract socket (memif's default): no file to remove
-    d = Daemon(tag, f"net_memif0,role=server,socket=/hgt{tag}.memif")
-    d.memif = f"/hgt{tag}.memif"
+    d = memif_daemon(f"{os.getpid() % 10000}{abs(hash(request.module.__name__)) % 100}m")
     yield Link("memif", net, d)
     assert d.stop() == 0, d.logtext()
     assert "Sanitizer" not in d.logtext() and "runtime error" not in d.logtext()

@@ -133,6 +133,14 @@ class Daemon:
         return self.proc.returncode
 
 
+def memif_daemon(tag, extra=()):
+    """A daemon whose port is net_memif, the server of an abstract socket
+    (memif's default: no file to remove) named by d.memif."""
+    d = Daemon(tag, f"net_memif0,role=server,socket=/hgt{tag}.memif", extra=extra)
+    d.memif = f"/hgt{tag}.memif"
+    return d
+
+
 class Echo:
     def __init__(self, daemon, tenant, port, threads=1, cpus=None, extra=()):
         pin = ["taskset", "-c", cpus] if cpus else []

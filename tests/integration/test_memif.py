@@ -10,17 +10,14 @@ import subprocess
 
 import pytest
 
-from hg import BIN, DAEMON_IP, PEER_IP, Daemon
+from hg import BIN, DAEMON_IP, PEER_IP, memif_daemon
 
 TESTPMD = "dpdk-testpmd"
 
 
 @pytest.fixture(scope="module")
-def memif_daemon():
-    tag = f"{os.getpid() % 10000}mf"
-    # an abstract socket (memif's default): nothing to remove afterwards
-    d = Daemon(tag, f"net_memif0,role=server,socket=/hgt{tag}.memif")
-    d.memif = f"/hgt{tag}.memif"
+def mdaemon():
+    d = memif_daemon(f"{os.getpid() % 10000}mf")
     yield d
     assert d.stop() == 0, d.logtext()
     assert "Sanitizer" not in d.logtext() and "runtime error" not in d.logtext()
@@ -51,8 +48,8 @@ def run_testpmd_txonly(d, port, seconds):
     return max(sent)
 
 
-def test_memif_peer_is_served_without_the_kernel(memif_daemon, cleanup):
-    d = memif_daemon
+def test_memif_peer_is_served_without_the_kernel(mdaemon, cleanup):
+    d = mdaemon
     d.hgctl("tenant", "add", "mf", "--ports", "7800-7800")
     cleanup.append(d.echo("mf", 7800, threads=1, cpus="0", extra=("--burst", "32")))
     sent = run_testpmd_txonly(d, 7800, 3)
@@ -75,10 +72,10 @@ def hgload_memif(d, port, *args):
 
 
 @pytest.mark.parametrize("mode", [(), ("--credits", "--size", "64")], ids=["raw", "credits"])
-def test_hgload_over_memif_every_request_answered(memif_daemon, cleanup, mode):
+def test_hgload_over_memif_every_request_answered(mdaemon, cleanup, mode):
     """hgload's own memif port (issue 14, part 2): the same workloads and
     report as over sockets, frames built by hgload, ARP answered."""
-    d = memif_daemon
+    d = mdaemon
     name, port = ("mr", 7810) if not mode else ("mc", 7820)
     d.hgctl("tenant", "add", name, "--ports", f"{port}-{port}",
             *(["--rpc-ports", f"{port}-{port}"] if mode else []))
