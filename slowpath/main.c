@@ -251,8 +251,9 @@ fine_period(uint64_t refill, uint64_t hz)
  * wait queues), allocate workers and run the credit controller. It keeps
  * the fine pace, and serves the control socket every HG_EVENTS_US, only
  * while something needs the timer (credits, a long request, a wait queue
- * under watch, a worker waiting to park) or it has a core of its own. Otherwise, and while the fast path is idle, it
- * blocks in libevent: a control message or the 1 ms tick wakes it.
+ * under watch, a worker waiting to park) or it has a core of its own.
+ * Otherwise, and while the fast path is idle, it blocks in libevent: a
+ * control message, a park bell or the 1 ms tick wakes it.
  * Budgets need no tick (the fast path tops them up itself); only a change
  * of rates waits for one. */
 static void
