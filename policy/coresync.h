@@ -15,7 +15,10 @@
  * worker of the tenant is parking, and issued - sessions <= R x workers;
  * otherwise it takes (issued - sessions) / workers out of the pool once
  * and keeps polling until the revocation shows in issued. A parked
- * worker gives those credits back when it wakes.
+ * worker gives those credits back when it wakes. ("Polling" is the
+ * paper's, on a core of its own: the daemon keeps such a worker
+ * allocated, in RX steering, and on a shared CPU it sleeps on its
+ * doorbell meanwhile; core_alloc.c.)
  */
 #ifndef HG_POLICY_CORESYNC_H
 #define HG_POLICY_CORESYNC_H
@@ -30,8 +33,8 @@ enum hg_core_policy { HG_CORE_CORESYNC, HG_CORE_SHENANGO, HG_CORE_STATIC,
 		      HG_CORE_N };
 
 enum hg_cs_step {
-	HG_CS_POLL,		/* keep polling (and stealing) */
-	HG_CS_REVOKE,		/* take *revoke out of the pool, then poll */
+	HG_CS_POLL,		/* stay allocated (the paper: keep polling) */
+	HG_CS_REVOKE,		/* take *revoke out of the pool, stay allocated */
 	HG_CS_PARK,		/* park now */
 };
 

@@ -99,12 +99,13 @@ enum hg_ctx_state {
  *
  * Parking (CoreSync Algorithm 1, slowpath/core_alloc.c): a worker that
  * found no work for the tenant's poll time writes a fresh non-zero
- * sequence number into park and rings the tenant's park bell; under
- * coresync it keeps polling until the daemon copies that number into
- * park_ok (or work comes: it writes park = 0), under shenango it blocks
- * at once. A worker back from its doorbell writes park = 0. The daemon
- * keeps each context's allocation state in its own memory and reads park
- * only as a request: a lie parks or wakes only the liar's own workers. */
+ * sequence number into park, rings the tenant's park bell and blocks on
+ * its doorbell. The daemon decides whether it leaves RX steering (then
+ * it copies the number into park_ok: parked) or stays allocated, and
+ * rings the doorbell to wake it. A worker back from its doorbell writes
+ * park = 0. The daemon keeps each context's allocation state in its own
+ * memory and reads park only as a request: a lie parks or wakes only the
+ * liar's own workers. */
 struct hg_ctx_shm {
 	uint32_t state;		/* enum hg_ctx_state, daemon-written */
 	uint32_t app;		/* owning app slot, daemon-written */
