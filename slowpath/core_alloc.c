@@ -294,7 +294,10 @@ static void
 wake_on_delay(struct hg_registry *reg, int slot, uint64_t now)
 {
 	const struct hg_tenant_sp *t = &reg->t[slot];
-	uint64_t delay = hg_credit_delay(reg, slot, now);
+	/* a tenant with credits has its D_m measured on every pass (the
+	 * credit tick): no second walk of its rings */
+	uint64_t delay = t->cfg.credit.rpc_hi != 0 ? t->dm_tsc
+						    : hg_credit_delay(reg, slot, now);
 	uint32_t ctx, sleeping = 0;
 
 	for (ctx = 0; ctx < HG_MAX_CTX; ctx++)

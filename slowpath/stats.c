@@ -76,16 +76,19 @@ credits_info(struct hg_arena *a, const struct hg_registry *reg, unsigned slot)
 static Hg__Workers *
 workers_info(struct hg_arena *a, struct hg_registry *reg, unsigned slot)
 {
-	static const char *const pol[] = { "coresync", "shenango", "static" };
 	struct hg_tenant_sp *t = &reg->t[slot];
 	const struct hg_core_state *cs = &t->core;
 	Hg__Workers *w = NEW(a, Hg__Workers, workers);
 	uint32_t drained = 0;
 	int64_t issued = 0;
+	char pol[32];
 
 	if (w == NULL)
 		return NULL;
-	w->policy = (char *)pol[(unsigned)t->cfg.core.policy % HG_CORE_N];
+	/* the policy's word as the settings table spells it */
+	hg_tenant_cfg_format(&t->cfg, hg_tenant_setting_find("policy"), pol, sizeof(pol));
+	if ((w->policy = hg_arena_strdup(a, pol)) == NULL)
+		return NULL;
 	w->active = hg_core_active(reg, (int)slot);
 	w->parked = cs->n_parked;
 	w->parks = cs->parks;
