@@ -8,6 +8,11 @@
  * the RPC header's request id, and records latency against the send time
  * kept on this side. The kv workload sends hg-kv's requests (proto/hg_kv.h). Many flows are
  * many sockets, each with its own source port.
+ *
+ * One hgload can run several loads at once ("--and" between their
+ * options), each with its own sender thread and report, one receiver
+ * thread for all: over memif (--memif) they share hgload's one port, as
+ * a victim's and an adversary's clients share a NIC (bench/isolation).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,6 +38,7 @@
 #include "util.h"
 
 #define MAX_FLOWS    1024
+#define MAX_LOADS    4
 #define MAX_REQUESTS 20000000ull
 #define MAX_TYPES    HG_WORK_MAX_TYPES
 #define PAYLOAD_MAX  1472
@@ -103,10 +109,22 @@ struct load {
 	uint64_t behind;	/* arrivals due before the end, never sent */
 	char memif[108];	/* --memif: the daemon's memif socket, or none */
 	uint32_t src_ip;	/* --source: our address on the memif link */
+	unsigned flow0;		/* memif: our flows' first in the port's */
+	int rt;			/* --rt: the sender runs SCHED_FIFO */
+	pthread_t tid;
 };
 
 #define die(...) hg_die(2, "hgload", "", __VA_ARGS__)
-#define now_ns hg_now_ns
+
+/* CLOCK_MONOTONIC over sockets; the TSC over memif, where a system call's
+ * worth of time would show in a round trip of a few microseconds. */
+static uint64_t (*clock_ns)(void) = hg_now_ns;
+
+static inline uint64_t
+now_ns(void)
+{
+	return clock_ns();
+}
 
 /* ---- workload ---- */
 
@@ -251,22 +269,47 @@ open_flows(struct load *l)
 }
 
 /* Kernel sockets, or hgload's own memif port to the daemon (--memif):
- * the frames then come from --source (default 198.18.0.2), flow f's from
- * port HGL_MEMIF_PORT0 + f. */
+ * the frames then come from --source (default 198.18.0.2), flow f of
+ * load k from port HGL_MEMIF_PORT0 + flow0 + f: the loads' flows one
+ * after the other. Every load names the same daemon (one port, one peer). */
 static void
-open_transport(struct load *l)
+open_transport(struct load *ls, unsigned n)
 {
-	struct hgl_memif_cfg c = { .socket = l->memif, .dst_ip = l->target.sin_addr.s_addr,
-				   .dst_port = l->target.sin_port, .flows = l->flows };
+	struct hgl_memif_cfg c = { .socket = ls[0].memif,
+				   .dst_ip = ls[0].target.sin_addr.s_addr };
 	char err[256];
+	unsigned k;
 
-	if (!l->memif[0]) {
-		open_flows(l);
+	for (k = 0; k < n && !ls[0].memif[0]; k++)
+		open_flows(&ls[k]);
+	if (!ls[0].memif[0])
 		return;
+	for (k = 0; k < n; k++) {
+		if (ls[k].target.sin_addr.s_addr != c.dst_ip)
+			die("over memif every load's --target has the same address");
+		ls[k].flow0 = c.flows;
+		c.flows += ls[k].flows;
 	}
-	c.src_ip = l->src_ip ? l->src_ip : htonl(0xC6120002u);	/* 198.18.0.2 */
+	c.src_ip = ls[0].src_ip ? ls[0].src_ip : htonl(0xC6120002u);	/* 198.18.0.2 */
 	if (hgl_memif_open(&c, err, sizeof(err)) < 0)
 		die("%s", err);
+	clock_ns = hgl_memif_now_ns;
+}
+
+/* Sends one datagram of flow f; 0, or -1 if it did not leave. Over memif
+ * it joins the thread's batch, and what a full batch could not send is
+ * counted apart (those requests count as lost). */
+static int
+transmit(struct load *l, unsigned f, const uint8_t *payload, size_t len)
+{
+	int r;
+
+	if (!l->memif[0])
+		return (int)send(l->fd[f], payload, len, 0) < 0 ? -1 : 0;
+	r = hgl_memif_send(l->flow0 + f, l->target.sin_port, payload, len);
+	if (r > 0)
+		atomic_fetch_add(&l->send_errors, (uint64_t)r);
+	return r < 0 ? -1 : 0;
 }
 
 /* ---- sender ---- */
@@ -344,8 +387,7 @@ send_req(struct load *l, uint64_t seq, unsigned f, uint8_t *payload)
 	/* published before sending: the reply may beat send()'s return */
 	atomic_store_explicit(&r->state, R_SENT, memory_order_release);
 	atomic_fetch_add(&fl->outstanding, 1);
-	if ((l->memif[0] ? hgl_memif_send(f, payload, len)
-			 : (int)send(l->fd[f], payload, len, 0)) < 0) {
+	if (transmit(l, f, payload, len) < 0) {
 		uint8_t expect = R_SENT;
 
 		if (atomic_compare_exchange_strong(&r->state, &expect, R_UNSENT)) {
@@ -435,6 +477,26 @@ service_of(const struct rtype *t, unsigned short *xs)
 	return v < 1e9 ? (uint32_t)v : 1000000000u;
 }
 
+/* Over memif, what the thread batched goes out before it sleeps: a
+ * request waits in the batch only while the others due with it are made. */
+static void
+flush(struct load *l)
+{
+	if (l->memif[0])
+		atomic_fetch_add(&l->send_errors, hgl_memif_flush());
+}
+
+/* --rt: SCHED_FIFO for the calling thread (the victim's client in
+ * bench/isolation), so that CPU 0's other threads do not delay it. */
+static void
+realtime(void)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0)
+		die("--rt: cannot run SCHED_FIFO (not root?)");
+}
+
 static void *
 sender(void *arg)
 {
@@ -442,8 +504,13 @@ sender(void *arg)
 	uint8_t payload[PAYLOAD_MAX] = { 0 };
 	unsigned short xs[3] = { (unsigned short)l->seed,
 				 (unsigned short)(l->seed >> 16), 0x330e };
-	uint64_t seq, next = now_ns(), end;
+	uint64_t seq, next, end;
 
+	if (l->memif[0])
+		hgl_memif_thread();
+	if (l->rt)
+		realtime();
+	next = now_ns();
 	l->t_start = next;
 	end = next + (uint64_t)(l->duration * 1e9);
 	for (seq = 0; seq < l->n_req; seq++) {
@@ -458,12 +525,16 @@ sender(void *arg)
 			l->behind = seq - atomic_load(&l->sent);
 			break;
 		}
-		wait_until(next);
+		if (next > now_ns()) {
+			flush(l);
+			wait_until(next);
+		}
 		l->req[seq].type = (uint8_t)pick_type(l, erand48(xs));
 		l->req[seq].svc_ns = service_of(&l->type[l->req[seq].type], xs);
 		atomic_store_explicit(&l->sent, seq + 1, memory_order_release);
 		arrive(l, seq, payload);
 	}
+	flush(l);
 	l->t_end = now_ns();
 	/* the receiver sends what the windows let through while the last
 	 * replies come back */
@@ -557,80 +628,129 @@ take_reply(struct load *l, const uint8_t *buf, ssize_t n, uint64_t now)
 							   : now - r->gen_ns);
 }
 
-/* What a receive pass needs: the load, the epoll set of its sockets (none
- * over memif) and a scratch payload for the credit drains it triggers. */
+/* A load as the receiver sees it: the datagrams it took, when it stops
+ * waiting for stragglers, a scratch payload for the credit drains its
+ * replies trigger. */
 struct rx {
 	struct load *l;
-	int ep;
+	uint64_t done, deadline;
 	uint8_t payload[PAYLOAD_MAX];
+};
+
+/* Every load's: the receiver serves them all (over sockets, through one
+ * epoll set of all their flows' sockets). */
+struct rxset {
+	struct rx x[MAX_LOADS];
+	unsigned n;
+	int ep;
 };
 
 /* One datagram of flow f: its request's answer, then what the session's
  * new window lets out of its queue. */
 static void
-took(void *arg, unsigned f, const uint8_t *p, size_t n)
+took(struct rx *x, unsigned f, const uint8_t *p, size_t n)
 {
-	struct rx *x = arg;
-
+	x->done++;
 	take_reply(x->l, p, (ssize_t)n, now_ns());
 	if (x->l->credits)
 		drain_locked(x->l, f, x->payload);
 }
 
-/* Receives for up to 10 ms: returns the datagrams taken. */
-static uint64_t
-receive_some(struct rx *x)
+/* A datagram to the memif port's flow f: the load that flow belongs to
+ * takes it if it came from that load's target port. */
+static void
+took_frame(void *arg, unsigned f, uint16_t sport, const uint8_t *p, size_t n)
+{
+	struct rxset *rs = arg;
+	unsigned k;
+
+	for (k = 0; k < rs->n; k++) {
+		struct rx *x = &rs->x[k];
+
+		if (f - x->l->flow0 >= x->l->flows)
+			continue;
+		if (sport == x->l->target.sin_port) {
+			took(x, f - x->l->flow0, p, n);
+		} else {
+			x->done++;
+			x->l->invalid++;
+		}
+		return;
+	}
+}
+
+/* Receives for up to 10 ms. */
+static void
+receive_some(struct rxset *rs)
 {
 	struct epoll_event ev[64];
 	uint8_t buf[2048];
-	uint64_t done = 0;
 	int n, k;
 
-	if (x->l->memif[0])
-		return hgl_memif_poll(10000000u, took, x);
-	n = epoll_wait(x->ep, ev, 64, 10);
+	if (rs->ep < 0) {
+		hgl_memif_poll(10000000u, took_frame, rs);
+		return;
+	}
+	n = epoll_wait(rs->ep, ev, 64, 10);
 	for (k = 0; k < n; k++) {
-		unsigned f = ev[k].data.u32;
+		struct rx *x = &rs->x[ev[k].data.u64 >> 32];
+		unsigned f = (unsigned)ev[k].data.u64;
 		ssize_t r;
 
 		while ((r = recv(x->l->fd[f], buf, sizeof(buf), 0)) > 0) {
 			take_reply(x->l, buf, r, now_ns());
-			done++;
+			x->done++;
 		}
 		if (x->l->credits)
 			drain_locked(x->l, f, x->payload);
 	}
-	return done;
+}
+
+/* A load is done once its sender is and every request it sent has an
+ * answer, or its timeout passed since. */
+static int
+finished(struct rx *x)
+{
+	struct load *l = x->l;
+
+	if (atomic_load(&l->sending))
+		return 0;
+	if (x->deadline == 0)
+		x->deadline = now_ns() + (uint64_t)l->timeout_ms * 1000000u;
+	return now_ns() >= x->deadline ||
+	       x->done - l->invalid - atomic_load(&l->credit_msgs) >=
+		       atomic_load(&l->sent) - atomic_load(&l->send_errors) - l->shed;
 }
 
 static void
-receive(struct load *l)
+receive(struct load *ls, unsigned n)
 {
-	static struct rx x;
-	uint64_t done = 0, deadline = 0;
-	unsigned i;
+	static struct rxset rs;
+	unsigned k, i, busy;
 
-	x.l = l;
-	x.ep = l->memif[0] ? -1 : epoll_create1(EPOLL_CLOEXEC);
-	for (i = 0; x.ep >= 0 && i < l->flows; i++) {
-		struct epoll_event e = { .events = EPOLLIN, .data.u32 = i };
+	rs.n = n;
+	rs.ep = ls[0].memif[0] ? -1 : epoll_create1(EPOLL_CLOEXEC);
+	for (k = 0; k < n; k++) {
+		rs.x[k].l = &ls[k];
+		if (ls[k].memif[0])
+			hgl_memif_thread();
+		for (i = 0; rs.ep >= 0 && i < ls[k].flows; i++) {
+			struct epoll_event e = { .events = EPOLLIN,
+						 .data.u64 = (uint64_t)k << 32 | i };
 
-		epoll_ctl(x.ep, EPOLL_CTL_ADD, l->fd[i], &e);
+			epoll_ctl(rs.ep, EPOLL_CTL_ADD, ls[k].fd[i], &e);
+		}
+		/* a victim's replies are timestamped here: as urgent as its sender */
+		if (ls[k].rt)
+			realtime();
 	}
-	for (;;) {
-		done += receive_some(&x);
-		if (atomic_load(&l->sending))
-			continue;
-		/* sender finished: wait for stragglers up to the timeout */
-		if (deadline == 0)
-			deadline = now_ns() + (uint64_t)l->timeout_ms * 1000000u;
-		if (now_ns() >= deadline ||
-		    done - l->invalid - atomic_load(&l->credit_msgs) >=
-			    atomic_load(&l->sent) - atomic_load(&l->send_errors) - l->shed)
-			break;
-	}
-	if (x.ep >= 0)
-		close(x.ep);
+	do {
+		receive_some(&rs);
+		for (k = 0, busy = 0; k < n; k++)
+			busy += !finished(&rs.x[k]);
+	} while (busy);
+	if (rs.ep >= 0)
+		close(rs.ep);
 }
 
 /* ---- results ---- */
@@ -770,8 +890,10 @@ flows_answered_json(const struct load *l)
 	return json_pack("{s:I, s:I}", "min", (json_int_t)lo, "max", (json_int_t)hi);
 }
 
+/* The load's report: a table, or its JSON object, printed, or appended
+ * to many (several loads: one array). */
 static void
-report(const struct load *l)
+report(const struct load *l, json_t *many)
 {
 	uint64_t n = atomic_load(&l->sent);
 	uint32_t *lat = malloc((n + 1) * sizeof(*lat));
@@ -814,10 +936,14 @@ report(const struct load *l)
 			json_object_set_new(j, "kv_errors",
 					    json_integer((json_int_t)atomic_load(&l->kv_errors)));
 		json_decref(meta);
-		out = json_dumps(j, JSON_INDENT(2));
-		puts(out);
-		free(out);
-		json_decref(j);
+		if (many) {
+			json_array_append_new(many, j);
+		} else {
+			out = json_dumps(j, JSON_INDENT(2));
+			puts(out);
+			free(out);
+			json_decref(j);
+		}
 	} else {
 		printf("hgload %s: %.0f rps offered for %.1f s, %u flows, %u B, %s\n",
 		       l->target_str, l->rate, l->duration, l->flows, l->size,
@@ -863,7 +989,11 @@ usage(int code)
 		"              kv:OP=PCT[@NS],... (hg-kv: get|put|delete|scan, RPC)"
 		" [--kv-keys N] [--scan-count N]\n"
 		"              [--memif SOCKET [--source IP]]  (frames over a memif"
-		" port of its own, not the kernel)\n");
+		" port of its own, not the kernel)\n"
+		"              [--rt]  (the sender runs SCHED_FIFO)\n"
+		"              [--and OPTIONS...]  (another load at once: its own"
+		" options, the first's --memif;\n"
+		"               with --json, an array of reports in order)\n");
 	exit(code);
 }
 
@@ -915,6 +1045,7 @@ parse_args(struct load *l, int argc, char **argv)
 		{ "scan-count", required_argument, NULL, 'C' },
 		{ "memif", required_argument, NULL, 'M' },
 		{ "source", required_argument, NULL, 'I' },
+		{ "rt", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -927,6 +1058,7 @@ parse_args(struct load *l, int argc, char **argv)
 	l->scan_count = 100;
 	l->timeout_ms = 1000;
 	l->seed = 1;
+	optind = 0;	/* GNU getopt: start afresh (one parse per load) */
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 't': parse_target(l, optarg); break;
@@ -953,6 +1085,7 @@ parse_args(struct load *l, int argc, char **argv)
 		case 'I': if (inet_pton(AF_INET, optarg, &l->src_ip) != 1)
 				  die("--source '%s' is not an IPv4 address", optarg);
 			  break;
+		case 'R': l->rt = 1; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -967,33 +1100,82 @@ parse_args(struct load *l, int argc, char **argv)
 		    HG_RPC_HDR_LEN + sizeof(struct hg_work_hdr));
 }
 
+/* Each load's options, "--and" between two: parsed one by one, the
+ * --memif, --source and --json of the first applying to all. */
+static unsigned
+parse_loads(struct load *ls, int argc, char **argv)
+{
+	unsigned n = 0;
+	int start = 0, i;
+
+	for (i = 1; i <= argc; i++) {
+		if (i < argc && strcmp(argv[i], "--and") != 0)
+			continue;
+		if (n == MAX_LOADS)
+			die("at most %d loads", MAX_LOADS);
+		/* argv[start] stands in for the program name */
+		parse_args(&ls[n], i - start, argv + start);
+		if (n > 0) {
+			if (ls[n].memif[0] || ls[n].src_ip)
+				die("--memif and --source go with the first load");
+			memcpy(ls[n].memif, ls[0].memif, sizeof(ls[0].memif));
+			ls[n].json = ls[0].json;
+			ls[n].seed += n << 8;	/* distinct sessions and draws */
+		}
+		n++;
+		start = i;
+	}
+	return n;
+}
+
+static void
+prepare(struct load *l)
+{
+	l->n_req = (uint64_t)ceil(l->rate * l->duration * 1.2) + 16;
+	if (l->n_req > MAX_REQUESTS)
+		die("rate x duration is too many requests (max %llu)", MAX_REQUESTS);
+	l->req = calloc(l->n_req, sizeof(*l->req));
+	l->fl = calloc(l->flows, sizeof(*l->fl));
+	if (l->req == NULL || l->fl == NULL)
+		die("out of memory");
+	for (unsigned f = 0; f < l->flows; f++) {
+		atomic_store(&l->fl[f].window, 1);	/* a new session's credit */
+		pthread_mutex_init(&l->fl[f].lock, NULL);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
-	static struct load l;
-	pthread_t tid;
+	static struct load ls[MAX_LOADS];
+	json_t *many = NULL;
+	unsigned n, k;
 
-	parse_args(&l, argc, argv);
+	n = parse_loads(ls, argc, argv);
 	prctl(PR_SET_TIMERSLACK, 1000UL);
-	l.n_req = (uint64_t)ceil(l.rate * l.duration * 1.2) + 16;
-	if (l.n_req > MAX_REQUESTS)
-		die("rate x duration is too many requests (max %llu)", MAX_REQUESTS);
-	l.req = calloc(l.n_req, sizeof(*l.req));
-	l.fl = calloc(l.flows, sizeof(*l.fl));
-	if (l.req == NULL || l.fl == NULL)
-		die("out of memory");
-	for (unsigned f = 0; f < l.flows; f++) {
-		atomic_store(&l.fl[f].window, 1);	/* a new session's credit */
-		pthread_mutex_init(&l.fl[f].lock, NULL);
+	for (k = 0; k < n; k++)
+		prepare(&ls[k]);
+	open_transport(ls, n);
+	for (k = 0; k < n; k++) {
+		atomic_store(&ls[k].sending, 1);
+		if (pthread_create(&ls[k].tid, NULL, sender, &ls[k]) != 0)
+			die("cannot start a sender thread");
 	}
-	open_transport(&l);
-	atomic_store(&l.sending, 1);
-	if (pthread_create(&tid, NULL, sender, &l) != 0)
-		die("cannot start the sender thread");
-	receive(&l);
-	pthread_join(tid, NULL);
-	report(&l);
-	if (l.memif[0])
+	receive(ls, n);
+	for (k = 0; k < n; k++)
+		pthread_join(ls[k].tid, NULL);
+	if (n > 1 && ls[0].json)
+		many = json_array();
+	for (k = 0; k < n; k++)
+		report(&ls[k], many);
+	if (many) {
+		char *out = json_dumps(many, JSON_INDENT(2));
+
+		puts(out);
+		free(out);
+		json_decref(many);
+	}
+	if (ls[0].memif[0])
 		hgl_memif_close();
 	return 0;
 }

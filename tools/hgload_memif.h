@@ -3,7 +3,8 @@
  * hgload's memif transport (issue 14): the same workloads, sessions,
  * credits and report as over kernel sockets (hgload.c), but the datagrams
  * go to the daemon as Ethernet/IPv4/UDP frames over a net_memif port of
- * hgload's own, with no kernel in the path. One port per process.
+ * hgload's own, with no kernel in the path. One port per process; the
+ * loads of one hgload (--and) share it, as tenants share a NIC.
  */
 #ifndef HG_TOOLS_HGLOAD_MEMIF_H
 #define HG_TOOLS_HGLOAD_MEMIF_H
@@ -11,11 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Where the frames go: addresses and ports in network order. */
+/* Where the frames go: addresses in network order. */
 struct hgl_memif_cfg {
 	const char *socket;	/* the daemon's memif socket (role=server) */
 	uint32_t src_ip, dst_ip;
-	uint16_t dst_port;
 	unsigned flows;		/* flow f sends from port HGL_MEMIF_PORT0 + f */
 };
 
@@ -24,15 +24,26 @@ struct hgl_memif_cfg {
 /* Starts EAL and the memif port, waits for the daemon to connect and
  * learns its MAC (ARP). Returns 0, or -1 with the reason in err. */
 int hgl_memif_open(const struct hgl_memif_cfg *c, char *err, size_t n);
-/* Sends one datagram of flow f; 0, or -1 if the port's ring is full.
- * Callable from any thread. */
-int hgl_memif_send(unsigned f, const void *payload, size_t len);
+/* Makes the calling thread one EAL knows (an mbuf cache of its own);
+ * each thread that sends calls it once. */
+void hgl_memif_thread(void);
+/* Queues one datagram of flow f to UDP port dport (network order) in the
+ * calling thread's TX batch, which goes out when full or at
+ * hgl_memif_flush. Returns the datagrams a full batch could not send
+ * (the ring stayed full), or -1 if there was no buffer for this one. */
+int hgl_memif_send(unsigned f, uint16_t dport, const void *payload, size_t len);
+/* Sends the calling thread's batch; returns the datagrams dropped. */
+unsigned hgl_memif_flush(void);
 /* Takes what arrived (answering ARP) for at most max_ns, calling
- * took(arg, f, payload, len) for each datagram from the target to flow
- * f's port; returns how many. */
+ * took(arg, f, sport, payload, len) for each datagram from the daemon to
+ * flow f's port (sport: its source port, network order); returns how
+ * many. Spins while datagrams come, naps when none have for a while. */
 unsigned hgl_memif_poll(uint64_t max_ns,
-			void (*took)(void *arg, unsigned f, const uint8_t *p, size_t n),
+			void (*took)(void *arg, unsigned f, uint16_t sport,
+				     const uint8_t *p, size_t n),
 			void *arg);
+/* Nanoseconds from the TSC: what timestamps requests over memif. */
+uint64_t hgl_memif_now_ns(void);
 void hgl_memif_close(void);
 
 #endif /* HG_TOOLS_HGLOAD_MEMIF_H */
