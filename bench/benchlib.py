@@ -11,26 +11,38 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "integration"))
-from hg import BIN, DAEMON_IP, Daemon, Netns  # noqa: E402,F401
+from hg import BIN, DAEMON_IP, Daemon, Netns, memif_daemon  # noqa: E402,F401
 
 OUT = os.path.join(HERE, "out")
 APP_CPUS = "0"
 
 
 class Bench:
-    """A test network and one daemon with --idle poll; closes both."""
+    """A test network and one daemon with --idle poll; closes both.
+    memif: no network, the daemon's port is net_memif (d.memif) and
+    run() sends every load through one hgload --memif."""
 
-    def __init__(self, tag, extra=(), start_daemon=True):
+    def __init__(self, tag, extra=(), start_daemon=True, memif=False):
         os.makedirs(OUT, exist_ok=True)
-        self.net = Netns(f"{os.getpid() % 1000}{tag}")
+        self.net = None if memif else Netns(f"{os.getpid() % 1000}{tag}")
         self.daemons, self.apps = [], []
         self.d = None
         try:
-            if start_daemon:
+            if memif:
+                self.d = memif_daemon(f"{os.getpid() % 10000}{tag}",
+                                      extra=("--idle", "poll", *extra))
+                self.daemons.append(self.d)
+            elif start_daemon:
                 self.d = self.daemon(self.net.ns[3:], extra)
         except Exception:
-            self.net.close()
+            self.close()
             raise
+
+    def run(self, loads):
+        """The loads at once; their JSON results in order."""
+        if self.net is None:
+            return run_memif(self.d.memif, loads)
+        return run_loads(self.net, loads)
 
     def daemon(self, tag, extra=(), vdev=None, lcores=None):
         d = Daemon(tag, vdev or f"net_af_packet0,iface={self.net.host_if}",
@@ -38,14 +50,15 @@ class Bench:
         self.daemons.append(d)
         return d
 
-    def tenant(self, name, port, threads=1, d=None, rt=False, **opts):
-        """Adds a tenant and its hg-echo; rt: the app runs SCHED_FIFO."""
+    def tenant(self, name, port, threads=1, d=None, rt=False, echo=(), **opts):
+        """Adds a tenant and its hg-echo (echo: more of its options); rt:
+        the app runs SCHED_FIFO."""
         d = d or self.d
         args = ["tenant", "add", name, "--ports", f"{port}-{port}"]
         for k, v in opts.items():
             args += [f"--{k.replace('_', '-')}", str(v)]
         d.hgctl(*args)
-        e = d.echo(name, port, threads, cpus=APP_CPUS)
+        e = d.echo(name, port, threads, cpus=APP_CPUS, extra=echo)
         if rt:
             subprocess.run(["chrt", "-f", "-a", "-p", "50", str(e.proc.pid)], check=True)
         self.apps.append(e)
@@ -55,7 +68,8 @@ class Bench:
             a.stop()
         for d in self.daemons:
             d.stop()
-        self.net.close()
+        if self.net:
+            self.net.close()
 
     def __enter__(self):
         return self
@@ -64,23 +78,42 @@ class Bench:
         self.close()
 
 
-def hgload_cmd(port, rate, duration, flows=1, size=64, workload="fixed:0", rt=False,
-               mode="none", slo_us=None, nice=0, cpus=None):
-    """rt: the client runs SCHED_FIFO, so that its own latency on the
-    shared CPU stays small next to what the datapath does; nice: its nice
-    level; cpus: where it runs (default APP_CPUS). mode: none, rpc (RPC
-    header, credits ignored) or credits (obeyed)."""
-    prio = ["chrt", "-f", "50"] if rt else ["nice", "-n", str(nice)] if nice else []
+def hgload_args(port, rate, duration, flows=1, size=64, workload="fixed:0",
+                mode="none", slo_us=None):
+    """One load's options. mode: none, rpc (RPC header, credits ignored)
+    or credits (obeyed)."""
     extra = {"none": [], "rpc": ["--rpc"], "credits": ["--credits"]}[mode]
     if mode != "none":
         size = max(size, 64)
     if slo_us:
         extra += ["--slo-us", str(slo_us)]
-    return [*prio, "taskset", "-c", cpus or APP_CPUS, os.path.join(BIN, "hgload"),
-            "--target", f"{DAEMON_IP}:{port}", "--rate", str(rate),
+    return ["--target", f"{DAEMON_IP}:{port}", "--rate", str(rate),
             "--duration", str(duration), "--flows", str(flows),
             "--size", str(size), "--workload", workload, "--timeout-ms", "500",
             "--json", *extra]
+
+
+def hgload_cmd(rt=False, nice=0, cpus=None, **load):
+    """rt: the client runs SCHED_FIFO, so that its own latency on the
+    shared CPU stays small next to what the datapath does; nice: its nice
+    level; cpus: where it runs (default APP_CPUS)."""
+    prio = ["chrt", "-f", "50"] if rt else ["nice", "-n", str(nice)] if nice else []
+    return [*prio, "taskset", "-c", cpus or APP_CPUS, os.path.join(BIN, "hgload"),
+            *hgload_args(**load)]
+
+
+def run_memif(memif, loads, cpus=None):
+    """The loads in one hgload over its own memif port (--and between
+    them), as clients behind one NIC; rt: that load's sender and the
+    receiver run SCHED_FIFO. Returns their JSON results in order."""
+    cmd = ["taskset", "-c", cpus or APP_CPUS, os.path.join(BIN, "hgload"), "--memif", memif]
+    for i, l in enumerate(loads):
+        l = dict(l)
+        rt = l.pop("rt", False)
+        cmd += (["--and"] if i else []) + hgload_args(**l) + (["--rt"] if rt else [])
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True).stdout
+    res = json.loads(out)
+    return res if isinstance(res, list) else [res]
 
 
 def run_loads(net, loads):

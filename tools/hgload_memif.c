@@ -40,10 +40,9 @@
 #define WAIT_ARP_S  3
 /* A full ring is the daemon behind on RX: retry this long, then drop. */
 #define TX_RETRY_NS 1000000u
-/* The receiver spins this long after the last frame, then naps: it
- * shares CPU 0 with the apps it measures, and a poller that never sleeps
- * takes that CPU from them between replies. */
-#define RX_SPIN_NS 20000u
+/* The receiver naps when the ring is empty: it shares CPU 0 with the
+ * apps it measures, and a poller that never sleeps takes that CPU from
+ * them between replies (a SCHED_FIFO one, all of it). */
 #define RX_NAP_NS  10000u
 
 static struct {
@@ -283,12 +282,17 @@ hgl_memif_poll(uint64_t max_ns,
 			/* what the frames let out (credit drains, ARP) */
 			hgl_memif_flush();
 			last = now;
-		} else if (now - last > RX_SPIN_NS) {
+		}
+		if (k == RX_BURST)
+			continue;	/* more are waiting */
+		if (got)
+			break;
+		if (now - last >= mf.c.rx_spin_ns) {
 			nap();
 		} else {
 			rte_pause();
 		}
-	} while (got == 0 && now < end);
+	} while (now < end);
 	return got;
 }
 

@@ -17,6 +17,8 @@ struct hgl_memif_cfg {
 	const char *socket;	/* the daemon's memif socket (role=server) */
 	uint32_t src_ip, dst_ip;
 	unsigned flows;		/* flow f sends from port HGL_MEMIF_PORT0 + f */
+	uint64_t rx_spin_ns;	/* the receiver polls this long after the
+				 * last frame before it naps */
 };
 
 #define HGL_MEMIF_PORT0 20000u
@@ -37,7 +39,7 @@ unsigned hgl_memif_flush(void);
 /* Takes what arrived (answering ARP) for at most max_ns, calling
  * took(arg, f, sport, payload, len) for each datagram from the daemon to
  * flow f's port (sport: its source port, network order); returns how
- * many. Spins while datagrams come, naps when none have for a while. */
+ * many. Spins while datagrams come, naps when none have for rx_spin_ns. */
 unsigned hgl_memif_poll(uint64_t max_ns,
 			void (*took)(void *arg, unsigned f, uint16_t sport,
 				     const uint8_t *p, size_t n),
