@@ -6,6 +6,7 @@
  */
 #include <rte_ether.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 
 #include "dp.h"
 #include "parse.h"
@@ -56,6 +57,19 @@ extra_work(uint64_t cycles)
 		rte_pause();
 }
 
+#define HG_SCHED_PREFETCH 4u	/* datagrams ahead */
+
+static inline void
+prefetch_payload(const struct hg_tenant *tn, const struct hg_fp_tenant *ft, uint32_t k)
+{
+	const struct hg_desc *d = &ft->pend[k % HG_PEND_SIZE];
+	const uint8_t *b = hg_tenant_buf(tn, d->buf);
+
+	rte_prefetch0(b);
+	if (d->len > RTE_CACHE_LINE_SIZE)
+		rte_prefetch0(b + RTE_CACHE_LINE_SIZE);
+}
+
 /* Sends up to max pending datagrams of one tenant; returns how many. */
 static unsigned
 sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
@@ -72,9 +86,16 @@ sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 		ft->drops[HG_TDROP_NO_MBUF]++;
 		return 0;
 	}
+	/* the payloads were last written by the app on another CPU: each
+	 * copy would stall on a cross-core miss, so ask for the lines a few
+	 * datagrams ahead (the descriptors are the daemon's validated copies) */
+	for (i = 0; i < RTE_MIN(n, HG_SCHED_PREFETCH); i++)
+		prefetch_payload(tn, ft, ft->pend_head + i);
 	for (i = 0; i < n; i++) {
 		const struct hg_desc *d = &ft->pend[ft->pend_head++ % HG_PEND_SIZE];
 
+		if (i + HG_SCHED_PREFETCH < n)
+			prefetch_payload(tn, ft, ft->pend_head - 1 + HG_SCHED_PREFETCH);
 		if (extra)
 			extra_work(extra);
 		rc = build(dp, c, tn, d, m[i]);
