@@ -50,7 +50,8 @@ CLIENT_O   := $(CLIENT_CORE_O) $(OBJ)/pic/gen/hgctl.pb-c.o \
 
 POLICY_O := $(patsubst %.c,$(OBJ)/%.o,$(wildcard policy/*.c))
 
-TARGETS := $(BIN)/hourglassd $(BIN)/hgctl $(BIN)/hgload $(BIN)/hg-echo $(BIN)/hg-idle \
+TARGETS := $(BIN)/hourglassd $(BIN)/hgctl $(BIN)/hgload $(BIN)/hg-memif-bridge \
+	   $(BIN)/hg-echo $(BIN)/hg-idle \
 	   $(BIN)/udp-echo $(BIN)/be-sqrt $(BIN)/hg-policy-sim $(BIN)/hg-kv $(LIB)/libhgclient.so \
 	   $(LIB)/libhgclient.a
 
@@ -130,10 +131,16 @@ $(BIN)/hgctl: $(OBJ)/tools/hgctl.o $(PROTO_O)
 	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lprotobuf-c -ljansson
 
 # hgload: kernel sockets, or its own net_memif port (--memif) through DPDK
-$(BIN)/hgload: $(OBJ)/tools/hgload.o $(OBJ)/tools/hgload_memif.o
+$(BIN)/hgload: $(OBJ)/tools/hgload.o $(OBJ)/tools/hgload_memif.o $(OBJ)/tools/tool_eal.o
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(DPDK_LIBS) -ljansson -lpthread -lm
+
+# the tests' memif cable: kernel sockets to a net_memif daemon
+$(BIN)/hg-memif-bridge: $(OBJ)/tools/hg_memif_bridge.o $(OBJ)/tools/tool_eal.o
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(DPDK_LIBS)
 
 $(BIN)/hg-echo: $(OBJ)/tools/hg_echo.o $(LIB)/libhgclient.a
 	@mkdir -p $(dir $@)

@@ -13,7 +13,6 @@
  */
 #include <arpa/inet.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -24,12 +23,12 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
-#include <rte_log.h>
 #include <rte_mbuf.h>
 #include <rte_pause.h>
 #include <rte_udp.h>
 
 #include "hgload_memif.h"
+#include "tool_eal.h"
 #include "util.h"
 
 #define RING      1024u
@@ -61,58 +60,25 @@ static __thread struct {
 	unsigned n;
 } txb;
 
-/* EAL pinned to the CPUs we were started on (EAL would otherwise move
- * the main thread to CPU 0's lcore): "0@(a,b,...)". */
-static void
-lcores_arg(char *out, size_t n)
-{
-	cpu_set_t set;
-	size_t k;
-	int cpu;
-
-	k = (size_t)snprintf(out, n, "0@(");
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		for (cpu = 0; cpu < CPU_SETSIZE && k < n; cpu++)
-			if (CPU_ISSET(cpu, &set))
-				k += (size_t)snprintf(out + k, n - k, "%d,", cpu);
-	if (k > 3 && k <= n)
-		out[k - 1] = ')';
-	else
-		snprintf(out, n, "0");
-}
-
 static int
 start_eal(const char *socket)
 {
-	char prefix[32], vdev[200], lcores[256];
-	char *argv[] = { "hgload", "--no-huge", "-m", "256", "--no-pci",
-			 "--file-prefix", prefix, "--lcores", lcores, vdev,
-			 "--log-level", "*:warning", NULL };
+	char vdev[200];
+	const char *vdevs[] = { vdev };
 
-	snprintf(prefix, sizeof(prefix), "hgload%d", (int)getpid());
-	snprintf(vdev, sizeof(vdev), "--vdev=net_memif0,role=client,socket=%s", socket);
-	lcores_arg(lcores, sizeof(lcores));
-	/* the report is hgload's stdout: DPDK speaks on stderr */
-	rte_openlog_stream(stderr);
-	return rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv);
+	snprintf(vdev, sizeof(vdev), "net_memif0,role=client,socket=%s", socket);
+	return hg_tool_eal("hgload", vdevs, 1);
 }
 
 static int
 start_port(void)
 {
-	struct rte_eth_conf conf = { 0 };
-	int sock = (int)rte_socket_id();
-
 	if (rte_eth_dev_count_avail() == 0)
 		return -1;
 	mf.port = (uint16_t)rte_eth_find_next(0);
 	mf.pool = rte_pktmbuf_pool_create("hgl_mbufs", MBUFS, 256, 0,
-					  RTE_MBUF_DEFAULT_BUF_SIZE, sock);
-	if (mf.pool == NULL ||
-	    rte_eth_dev_configure(mf.port, 1, 1, &conf) < 0 ||
-	    rte_eth_rx_queue_setup(mf.port, 0, RING, sock, NULL, mf.pool) < 0 ||
-	    rte_eth_tx_queue_setup(mf.port, 0, RING, sock, NULL) < 0 ||
-	    rte_eth_dev_start(mf.port) < 0)
+					  RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	if (mf.pool == NULL || hg_tool_port(mf.port, mf.pool, RING) < 0)
 		return -1;
 	return rte_eth_macaddr_get(mf.port, &mf.mac);
 }

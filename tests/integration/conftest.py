@@ -3,7 +3,7 @@ import subprocess
 
 import pytest
 
-from hg import BIN, DAEMON_IP, Daemon, Netns, memif_daemon
+from hg import BIN, DAEMON_IP, Bridge, Daemon, Netns, memif_daemon
 
 
 def pytest_configure(config):
@@ -23,8 +23,35 @@ def net(request):
 def daemon(net):
     d = Daemon(net.ns[3:], f"net_af_packet0,iface={net.host_if}")
     yield d
+    _check_stop(d)
+
+
+def _check_stop(d):
     assert d.stop() == 0, d.logtext()
     assert "Sanitizer" not in d.logtext() and "runtime error" not in d.logtext()
+
+
+@pytest.fixture(scope="module", params=["af_packet", "memif"])
+def pmd_daemon(request, net):
+    """A daemon the namespace reaches through the kernel either way: its
+    port is net_af_packet on the veth, or net_memif with hg-memif-bridge
+    between the veth and it (same MAC), so one test's sockets and raw
+    frames exercise both PMDs (issue 14). A module asks for it by
+    defining its daemon fixture as this one."""
+    if request.param == "af_packet":
+        d = Daemon(net.ns[3:], f"net_af_packet0,iface={net.host_if}")
+        yield d
+        _check_stop(d)
+        return
+    d = memif_daemon(f"{net.ns[3:]}m", mac=net.mac)
+    try:
+        bridge = Bridge(net, d.memif)
+    except Exception:
+        d.stop()
+        raise
+    yield d
+    bridge.stop()
+    _check_stop(d)
 
 
 @pytest.fixture
@@ -47,12 +74,13 @@ class Link:
     def hgload(self, port, *args, cpu0=False):
         """Starts hgload against port (cpu0: pinned to CPU 0 with the
         apps); a Popen whose stdout is its output."""
-        cmd = [os.path.join(BIN, "hgload"), "--target", f"{DAEMON_IP}:{port}", *args]
+        # --memif belongs to the first load (args may hold more: --and)
+        via = ["--memif", self.daemon.memif] if self.pmd == "memif" else []
+        cmd = [os.path.join(BIN, "hgload"), *via, "--target", f"{DAEMON_IP}:{port}", *args]
         if cpu0:
             cmd = ["taskset", "-c", "0", *cmd]
         if self.pmd == "memif":
-            return subprocess.Popen(cmd + ["--memif", self.daemon.memif],
-                                    stdout=subprocess.PIPE, text=True)
+            return subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         return self.net.popen(*cmd, stdout=subprocess.PIPE, text=True)
 
 

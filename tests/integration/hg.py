@@ -133,12 +133,46 @@ class Daemon:
         return self.proc.returncode
 
 
-def memif_daemon(tag, extra=()):
+def memif_daemon(tag, extra=(), mac=None):
     """A daemon whose port is net_memif, the server of an abstract socket
-    (memif's default: no file to remove) named by d.memif."""
-    d = Daemon(tag, f"net_memif0,role=server,socket=/hgt{tag}.memif", extra=extra)
+    (memif's default: no file to remove) named by d.memif; mac: the
+    port's address (default: memif's own)."""
+    vdev = f"net_memif0,role=server,socket=/hgt{tag}.memif" + (f",mac={mac}" if mac else "")
+    d = Daemon(tag, vdev, extra=extra)
     d.memif = f"/hgt{tag}.memif"
     return d
+
+
+class Bridge:
+    """hg-memif-bridge between the test network's veth and a memif
+    daemon: the namespace's sockets and raw frames reach the daemon
+    through its net_memif port."""
+
+    def __init__(self, net, memif):
+        # DPDK speaks on stderr: a file, so that no pipe fills up
+        self.log = f"/tmp/{net.ns}.bridge.log"
+        with open(self.log, "w") as err:
+            self.proc = subprocess.Popen(
+                [os.path.join(BIN, "hg-memif-bridge"),
+                 "--iface", net.host_if, "--memif", memif],
+                stdout=subprocess.PIPE, stderr=err, text=True)
+        if self.proc.stdout.readline().strip() != "ready":
+            said = open(self.log).read()
+            self.stop()
+            raise RuntimeError(f"hg-memif-bridge did not start: {said}")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc.stdout.close()
+        if os.path.exists(self.log):
+            os.unlink(self.log)
+        return self.proc.returncode
 
 
 class Echo:

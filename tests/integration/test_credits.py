@@ -1,3 +1,4 @@
+import pytest
 """Credits and overload control on RPC ports (DESIGN §6, §8)."""
 import json
 import os
@@ -8,6 +9,13 @@ import subprocess
 import time
 
 from hg import BIN, DAEMON_IP, udp_roundtrip, wait_for
+
+
+@pytest.fixture(scope="module")
+def daemon(pmd_daemon):
+    """Every test here runs over net_af_packet and over net_memif."""
+    return pmd_daemon
+
 
 RPC = struct.Struct("!HBBBBHIIQQ")        # proto/hg_rpc.h, 32 bytes
 WORK = struct.Struct("!IBBHIIQQ")         # proto/hg_wire.h

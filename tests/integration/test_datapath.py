@@ -1,4 +1,5 @@
-"""The daemon on a veth with net_af_packet, reached by plain Linux sockets."""
+"""The daemon reached by plain Linux sockets from the test namespace: its
+port net_af_packet on the veth, or net_memif behind hg-memif-bridge."""
 import os
 import signal
 import socket
@@ -9,6 +10,12 @@ import time
 import pytest
 
 from hg import BIN, DAEMON_IP, PEER_IP, udp_roundtrip, wait_for
+
+
+@pytest.fixture(scope="module")
+def daemon(pmd_daemon):
+    """Every test here runs over net_af_packet and over net_memif."""
+    return pmd_daemon
 
 
 def test_arp_resolves_and_ping_answers(net, daemon):

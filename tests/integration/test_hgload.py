@@ -29,6 +29,27 @@ def test_mixed_workload_json(link, cleanup):
     assert "short" in human and "long" in human and "p99.9 us" in human
 
 
+def test_two_loads_at_once_are_reported_apart(link, cleanup):
+    """Issue 14: --and runs another load at once (over memif, through the
+    same port); each gets its own sender, answers and report, in order."""
+    daemon = link.daemon
+    daemon.hgctl("tenant", "add", "la", "--ports", "7960-7960")
+    daemon.hgctl("tenant", "add", "lb", "--ports", "7970-7970")
+    cleanup.append(daemon.echo("la", 7960))
+    cleanup.append(daemon.echo("lb", 7970, threads=2))
+    p = link.hgload(7960, "--rate", "300", "--duration", "1", "--json", "--size", "80",
+                    "--and", "--target", f"{DAEMON_IP}:7970", "--rate", "900",
+                    "--duration", "1", "--flows", "4", "--rpc")
+    a, b = json.loads(p.communicate(timeout=60)[0])
+    assert (a["target"], b["target"]) == (f"{DAEMON_IP}:7960", f"{DAEMON_IP}:7970")
+    assert (a["flows"], a["size"], b["flows"], b["mode"]) == (1, 80, 4, "rpc")
+    for r, rate in ((a, 300), (b, 900)):
+        assert 0.7 * rate < r["sent"] < 1.3 * rate, r
+        assert r["received"] == r["sent"] and r["lost"] == 0 and r["invalid"] == 0, r
+    ta, tb = daemon.tenant_stats("la")["total"], daemon.tenant_stats("lb")["total"]
+    assert ta["rx"]["packets"] == a["sent"] and tb["rx"]["packets"] == b["sent"]
+
+
 def test_bad_arguments_are_one_line(net):
     for args, has in [
         (("--target", "198.18.0.1", "--rate", "1", "--duration", "1"), "--target"),
@@ -39,6 +60,9 @@ def test_bad_arguments_are_one_line(net):
           "--workload", "bursty"), "unknown workload"),
         (("--target", f"{DAEMON_IP}:9", "--rate", "1", "--duration", "1",
           "--size", "8"), "--size"),
+        (("--target", f"{DAEMON_IP}:9", "--rate", "1", "--duration", "1", "--and",
+          "--target", f"{DAEMON_IP}:8", "--rate", "1", "--duration", "1",
+          "--memif", "/x"), "first load"),
     ]:
         r = hgload(net, *args, check=False)
         assert r.returncode == 2, args

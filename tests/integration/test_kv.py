@@ -11,6 +11,13 @@ import pytest
 
 from hg import BIN, DAEMON_IP
 
+
+@pytest.fixture(scope="module")
+def daemon(pmd_daemon):
+    """Every test here runs over net_af_packet and over net_memif."""
+    return pmd_daemon
+
+
 RPC = struct.Struct("!HBBBBHIIQQ")       # magic, version, flags, type, pad, credits,
 KVREQ = struct.Struct("!HHHH")           # session, pad, req_id, ts; key_len, val_len, count
 KVREP = struct.Struct("!BBH")            # status, more, n

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * hg-memif-bridge: forwards every frame between a Linux interface
+ * (net_af_packet) and a memif port (the client of a daemon's net_memif
+ * socket), both ways, unchanged: a vSwitch of one cable. With it, the
+ * integration tests' kernel sockets and raw frames reach a daemon whose
+ * port is net_memif, so the datapath tests run over both PMDs.
+ *
+ * Not on any measured path: it sleeps when idle (tests share two CPUs)
+ * and forwards at whatever rate that allows.
+ *
+ * usage: hg-memif-bridge --iface IF --memif SOCKET
+ * Prints "ready" once the daemon has connected; SIGTERM/SIGINT stop it.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_pause.h>
+
+#include "tool_eal.h"
+#include "util.h"
+
+#define RING        1024u
+#define MBUFS       8191u
+#define BURST       32u
+#define IDLE_SPIN   64u		/* empty passes before sleeping */
+#define NAP_MAX_US  200u
+#define WAIT_LINK_S 5
+
+#define die(...) hg_die(2, "hg-memif-bridge", "", __VA_ARGS__)
+
+static volatile sig_atomic_t quit;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	quit = 1;
+}
+
+/* Moves one burst from port a to port b; returns the frames taken. What
+ * b refuses is dropped, as a full switch port would. */
+static unsigned
+forward(uint16_t a, uint16_t b)
+{
+	struct rte_mbuf *m[BURST];
+	uint16_t n = rte_eth_rx_burst(a, 0, m, BURST), sent;
+
+	if (n == 0)
+		return 0;
+	sent = rte_eth_tx_burst(b, 0, m, n);
+	rte_pktmbuf_free_bulk(m + sent, n - sent);
+	return n;
+}
+
+/* Sleeps longer the longer nothing came: the first frame after a quiet
+ * spell waits at most NAP_MAX_US. */
+static void
+idle(unsigned *empty)
+{
+	unsigned us;
+	struct timespec ts;
+
+	if (++*empty < IDLE_SPIN) {
+		rte_pause();
+		return;
+	}
+	us = RTE_MIN(NAP_MAX_US, 10u << RTE_MIN((*empty - IDLE_SPIN) / 8, 5u));
+	ts = (struct timespec){ 0, (long)us * 1000 };
+	nanosleep(&ts, NULL);
+}
+
+static uint16_t
+port_of(const char *name)
+{
+	uint16_t port;
+
+	if (rte_eth_dev_get_port_by_name(name, &port) != 0)
+		die("no port %s", name);
+	return port;
+}
+
+static void
+wait_link(uint16_t port)
+{
+	struct rte_eth_link link;
+	int i;
+
+	for (i = 0; i < WAIT_LINK_S * 100 && !quit; i++) {
+		if (rte_eth_link_get_nowait(port, &link) == 0 && link.link_status)
+			return;
+		usleep(10000);
+	}
+	die("no daemon connected to the memif socket within %d s", WAIT_LINK_S);
+}
+
+static void
+parse_args(int argc, char **argv, const char **iface, const char **sock)
+{
+	static const struct option lo[] = {
+		{ "iface", required_argument, NULL, 'i' },
+		{ "memif", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c == 'i')
+			*iface = optarg;
+		else if (c == 'm')
+			*sock = optarg;
+		else
+			die("usage: hg-memif-bridge --iface IF --memif SOCKET");
+	}
+	if (*iface == NULL || *sock == NULL || optind < argc)
+		die("usage: hg-memif-bridge --iface IF --memif SOCKET");
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *iface = NULL, *sock = NULL;
+	char v0[128], v1[200];
+	const char *vdevs[] = { v0, v1 };
+	struct rte_mempool *pool;
+	uint16_t wire, mif;
+	unsigned empty = 0;
+
+	parse_args(argc, argv, &iface, &sock);
+	snprintf(v0, sizeof(v0), "net_af_packet0,iface=%s", iface);
+	snprintf(v1, sizeof(v1), "net_memif0,role=client,socket=%s", sock);
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	if (hg_tool_eal("hgbridge", vdevs, 2) < 0)
+		die("cannot start DPDK");
+	wire = port_of("net_af_packet0");
+	mif = port_of("net_memif0");
+	pool = rte_pktmbuf_pool_create("bridge", MBUFS, 256, 0,
+				       RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	if (pool == NULL || hg_tool_port(wire, pool, RING) < 0 ||
+	    hg_tool_port(mif, pool, RING) < 0)
+		die("cannot start the ports");
+	wait_link(mif);
+	printf("ready\n");
+	fflush(stdout);
+	while (!quit) {
+		if (forward(wire, mif) + forward(mif, wire) > 0)
+			empty = 0;
+		else
+			idle(&empty);
+	}
+	rte_eth_dev_stop(wire);
+	rte_eth_dev_stop(mif);
+	rte_eth_dev_close(wire);
+	rte_eth_dev_close(mif);
+	rte_eal_cleanup();
+	return 0;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * DPDK for the memif tools (tool_eal.h).
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_log.h>
+
+#include "tool_eal.h"
+
+#define MAX_VDEVS 4
+
+/* EAL pinned to the CPUs we were started on (EAL would otherwise move
+ * the main thread to CPU 0's lcore): "0@(a,b,...)". */
+static void
+lcores_arg(char *out, size_t n)
+{
+	cpu_set_t set;
+	size_t k;
+	int cpu;
+
+	k = (size_t)snprintf(out, n, "0@(");
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (cpu = 0; cpu < CPU_SETSIZE && k < n; cpu++)
+			if (CPU_ISSET(cpu, &set))
+				k += (size_t)snprintf(out + k, n - k, "%d,", cpu);
+	if (k > 3 && k <= n)
+		out[k - 1] = ')';
+	else
+		snprintf(out, n, "0");
+}
+
+int
+hg_tool_eal(const char *name, const char *const *vdevs, unsigned n)
+{
+	char prefix[48], lcores[256], vdev[MAX_VDEVS][256];
+	char *argv[12 + MAX_VDEVS] = { (char *)name, "--no-huge", "-m", "256", "--no-pci",
+				       "--file-prefix", prefix, "--lcores", lcores,
+				       "--log-level", "*:warning" };
+	int argc = 11;
+	unsigned i;
+
+	if (n > MAX_VDEVS)
+		return -1;
+	snprintf(prefix, sizeof(prefix), "%s%d", name, (int)getpid());
+	lcores_arg(lcores, sizeof(lcores));
+	for (i = 0; i < n; i++) {
+		snprintf(vdev[i], sizeof(vdev[i]), "--vdev=%s", vdevs[i]);
+		argv[argc++] = vdev[i];
+	}
+	argv[argc] = NULL;
+	rte_openlog_stream(stderr);
+	return rte_eal_init(argc, argv) < 0 ? -1 : 0;
+}
+
+int
+hg_tool_port(uint16_t port, struct rte_mempool *pool, uint16_t ring)
+{
+	struct rte_eth_conf conf = { 0 };
+	int sock = (int)rte_socket_id();
+
+	if (rte_eth_dev_configure(port, 1, 1, &conf) < 0 ||
+	    rte_eth_rx_queue_setup(port, 0, ring, sock, NULL, pool) < 0 ||
+	    rte_eth_tx_queue_setup(port, 0, ring, sock, NULL) < 0 ||
+	    rte_eth_dev_start(port) < 0)
+		return -1;
+	return 0;
+}
