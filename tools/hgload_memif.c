@@ -39,10 +39,14 @@
 #define WAIT_ARP_S  3
 /* A full ring is the daemon behind on RX: retry this long, then drop. */
 #define TX_RETRY_NS 1000000u
-/* The receiver naps when the ring is empty: it shares CPU 0 with the
+/* Every wait here naps rather than spins: hgload shares CPU 0 with the
  * apps it measures, and a poller that never sleeps takes that CPU from
- * them between replies (a SCHED_FIFO one, all of it). */
+ * them (a SCHED_FIFO one, all of it, down to the app of its own victim).
+ * The receiver naps when the ring is empty, and after RX_BUSY_NS of
+ * frames without a pause all the same. */
 #define RX_NAP_NS  10000u
+#define TX_NAP_NS  2000u
+#define RX_BUSY_NS 200000u
 
 static struct {
 	uint16_t port;
@@ -83,6 +87,14 @@ start_port(void)
 	return rte_eth_macaddr_get(mf.port, &mf.mac);
 }
 
+static void
+nap(long ns)
+{
+	struct timespec ts = { 0, ns };
+
+	nanosleep(&ts, NULL);
+}
+
 uint64_t
 hgl_memif_now_ns(void)
 {
@@ -107,7 +119,7 @@ tx_frames(struct rte_mbuf **m, unsigned n)
 			give_up = hgl_memif_now_ns() + TX_RETRY_NS;
 		else if (hgl_memif_now_ns() >= give_up)
 			break;
-		rte_pause();
+		nap(TX_NAP_NS);
 	}
 	rte_pktmbuf_free_bulk(m + sent, n - sent);
 	return n - sent;
@@ -220,13 +232,6 @@ on_frame(struct rte_mbuf *m,
 	return 1;
 }
 
-static void
-nap(void)
-{
-	struct timespec ts = { 0, RX_NAP_NS };
-
-	nanosleep(&ts, NULL);
-}
 
 unsigned
 hgl_memif_poll(uint64_t max_ns,
@@ -234,6 +239,7 @@ hgl_memif_poll(uint64_t max_ns,
 			    const uint8_t *p, size_t n),
 	       void *arg)
 {
+	static __thread uint64_t napped;	/* when this thread last did */
 	struct rte_mbuf *m[RX_BURST];
 	uint64_t now = hgl_memif_now_ns(), end = now + max_ns, last = now;
 	unsigned got = 0, k, i;
@@ -249,12 +255,17 @@ hgl_memif_poll(uint64_t max_ns,
 			hgl_memif_flush();
 			last = now;
 		}
+		if (now - napped > RX_BUSY_NS) {
+			nap(RX_NAP_NS);
+			napped = now;
+		}
 		if (k == RX_BURST)
 			continue;	/* more are waiting */
 		if (got)
 			break;
 		if (now - last >= mf.c.rx_spin_ns) {
-			nap();
+			nap(RX_NAP_NS);
+			napped = now;
 		} else {
 			rte_pause();
 		}
