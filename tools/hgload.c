@@ -511,8 +511,8 @@ sender(void *arg)
 				 (unsigned short)(l->seed >> 16), 0x330e };
 	uint64_t seq, next, end;
 
-	if (l->memif[0])
-		hgl_memif_thread();
+	if (l->memif[0] && hgl_memif_thread() < 0)
+		die("no memory for the sender's mbufs");
 	if (l->rt)
 		realtime();
 	next = now_ns();
@@ -739,8 +739,8 @@ receive(struct load *ls, unsigned n)
 	rs.ep = ls[0].memif[0] ? -1 : epoll_create1(EPOLL_CLOEXEC);
 	for (k = 0; k < n; k++) {
 		rs.x[k].l = &ls[k];
-		if (ls[k].memif[0])
-			hgl_memif_thread();
+		if (ls[k].memif[0] && hgl_memif_thread() < 0)
+			die("no memory for the receiver's mbufs");
 		for (i = 0; rs.ep >= 0 && i < ls[k].flows; i++) {
 			struct epoll_event e = { .events = EPOLLIN,
 						 .data.u64 = (uint64_t)k << 32 | i };

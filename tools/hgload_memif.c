@@ -32,7 +32,8 @@
 #include "util.h"
 
 #define RING      1024u
-#define MBUFS     8191u
+#define MBUFS     8191u	/* the receiver's: the RX ring and what it holds */
+#define TX_MBUFS  2047u	/* a sender's: its batch, the rest is freed as sent */
 #define RX_BURST  32u
 #define TX_BATCH  32u
 #define WAIT_LINK_S 5
@@ -58,11 +59,28 @@ static struct {
 	double ns_per_tsc;
 } mf;
 
-/* The calling thread's frames not yet handed to the port. */
+/* The calling thread's pool (hgl_memif_thread; the receiver's pool
+ * before that: the opening thread is the receiver) and frames not yet
+ * handed to the port. */
+static __thread struct rte_mempool *txpool;
 static __thread struct {
 	struct rte_mbuf *m[TX_BATCH];
 	unsigned n;
 } txb;
+
+/* The mbufs a thread sends (the PMD frees them in the same call) or the
+ * receiver takes, in a pool of that thread's own with single-producer,
+ * single-consumer ops. A shared multi-thread pool would livelock: its
+ * ring makes a thread wait, spinning, for another that stopped halfway
+ * through an update, and on one CPU a SCHED_FIFO sender (--rt) spins
+ * while the normal thread it waits for never runs, until the kernel
+ * throttles real-time tasks (~1 s). */
+static struct rte_mempool *
+pool_of(const char *name, unsigned n)
+{
+	return rte_pktmbuf_pool_create_by_ops(name, n, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					      (int)rte_socket_id(), "ring_sp_sc");
+}
 
 static int
 start_eal(const char *socket)
@@ -80,8 +98,7 @@ start_port(void)
 	if (rte_eth_dev_count_avail() == 0)
 		return -1;
 	mf.port = (uint16_t)rte_eth_find_next(0);
-	mf.pool = rte_pktmbuf_pool_create("hgl_mbufs", MBUFS, 256, 0,
-					  RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	mf.pool = pool_of("hgl_rx", MBUFS);
 	if (mf.pool == NULL || hg_tool_port(mf.port, mf.pool, RING) < 0)
 		return -1;
 	return rte_eth_macaddr_get(mf.port, &mf.mac);
@@ -140,21 +157,24 @@ hgl_memif_flush(void)
 	return dropped;
 }
 
-void
+int
 hgl_memif_thread(void)
 {
-	/* a non-EAL thread has no mempool cache: every mbuf would cost the
-	 * pool ring's atomics. Fails only when lcore ids run out, which
-	 * costs speed, not correctness. */
-	if (rte_lcore_id() == LCORE_ID_ANY)
-		(void)rte_thread_register();
+	char name[RTE_MEMPOOL_NAMESIZE];
+	static unsigned n;
+
+	if (txpool != NULL)
+		return 0;
+	snprintf(name, sizeof(name), "hgl_tx%u", __atomic_fetch_add(&n, 1, __ATOMIC_RELAXED));
+	txpool = pool_of(name, TX_MBUFS);
+	return txpool ? 0 : -1;
 }
 
 /* An ARP request (who has tip) or a reply to one (we are sip). */
 static void
 send_arp(uint16_t op, const struct rte_ether_addr *to, uint32_t tip)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(mf.pool);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(txpool ? txpool : mf.pool);
 	struct rte_ether_hdr *e;
 	struct rte_arp_hdr *a;
 
@@ -342,7 +362,7 @@ hgl_memif_open(const struct hgl_memif_cfg *c, char *err, size_t n)
 int
 hgl_memif_send(unsigned f, uint16_t dport, const void *payload, size_t len)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(mf.pool);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(txpool ? txpool : mf.pool);
 	struct rte_ether_hdr *e;
 	struct rte_ipv4_hdr *ip;
 	struct rte_udp_hdr *u;

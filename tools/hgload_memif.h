@@ -26,9 +26,9 @@ struct hgl_memif_cfg {
 /* Starts EAL and the memif port, waits for the daemon to connect and
  * learns its MAC (ARP). Returns 0, or -1 with the reason in err. */
 int hgl_memif_open(const struct hgl_memif_cfg *c, char *err, size_t n);
-/* Makes the calling thread one EAL knows (an mbuf cache of its own);
- * each thread that sends calls it once. */
-void hgl_memif_thread(void);
+/* Gives the calling thread mbufs of its own; each thread that sends
+ * calls it before it does. 0, or -1 if there is no memory for them. */
+int hgl_memif_thread(void);
 /* Queues one datagram of flow f to UDP port dport (network order) in the
  * calling thread's TX batch, which goes out when full or at
  * hgl_memif_flush. Returns the datagrams a full batch could not send
