@@ -292,10 +292,15 @@ open_transport(struct load *ls, unsigned n)
 	}
 	c.src_ip = ls[0].src_ip ? ls[0].src_ip : htonl(0xC6120002u);	/* 198.18.0.2 */
 	/* a SCHED_FIFO receiver (--rt) that polled an empty ring would keep
-	 * CPU 0 from everything else on it: it naps at once instead */
+	 * CPU 0 from everything else on it: it naps at once instead, and
+	 * never long (its replies are timed); a normal one polls 20 us and
+	 * naps up to 1 ms when quiet */
 	c.rx_spin_ns = 20000u;
-	for (k = 0; k < n; k++)
-		c.rx_spin_ns = ls[k].rt ? 0 : c.rx_spin_ns;
+	c.rx_nap_max_ns = 1000000u;
+	for (k = 0; k < n; k++) {
+		if (ls[k].rt)
+			c.rx_spin_ns = 0, c.rx_nap_max_ns = 10000u;
+	}
 	if (hgl_memif_open(&c, err, sizeof(err)) < 0)
 		die("%s", err);
 	clock_ns = hgl_memif_now_ns;

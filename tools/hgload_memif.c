@@ -260,6 +260,7 @@ hgl_memif_poll(uint64_t max_ns,
 	       void *arg)
 {
 	static __thread uint64_t napped;	/* when this thread last did */
+	static __thread unsigned quiet;		/* naps since the last frame */
 	struct rte_mbuf *m[RX_BURST];
 	uint64_t now = hgl_memif_now_ns(), end = now + max_ns, last = now;
 	unsigned got = 0, k, i;
@@ -274,6 +275,7 @@ hgl_memif_poll(uint64_t max_ns,
 			/* what the frames let out (credit drains, ARP) */
 			hgl_memif_flush();
 			last = now;
+			quiet = 0;
 		}
 		if (now - napped > RX_BUSY_NS) {
 			nap(RX_NAP_NS);
@@ -284,7 +286,12 @@ hgl_memif_poll(uint64_t max_ns,
 		if (got)
 			break;
 		if (now - last >= mf.c.rx_spin_ns) {
-			nap(RX_NAP_NS);
+			/* the longer the quiet, the longer the nap: a poller
+			 * that woke every 10 us would preempt the apps on its
+			 * CPU at each wake-up, whatever its small share */
+			nap((long)RTE_MIN((uint64_t)RX_NAP_NS << RTE_MIN(quiet, 10u),
+					  mf.c.rx_nap_max_ns));
+			quiet++;
 			napped = now;
 		} else {
 			rte_pause();

@@ -18,7 +18,9 @@ struct hgl_memif_cfg {
 	uint32_t src_ip, dst_ip;
 	unsigned flows;		/* flow f sends from port HGL_MEMIF_PORT0 + f */
 	uint64_t rx_spin_ns;	/* the receiver polls this long after the
-				 * last frame before it naps */
+				 * last frame before it naps, */
+	uint64_t rx_nap_max_ns;	/* ... 10 us, then twice as long each
+				 * time up to this while nothing comes */
 };
 
 #define HGL_MEMIF_PORT0 20000u
