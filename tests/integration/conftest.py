@@ -50,7 +50,8 @@ def pmd_daemon(request, net):
         d.stop()
         raise
     yield d
-    bridge.stop()
+    assert bridge.stop() == 0, bridge.said
+    assert "Sanitizer" not in bridge.said and "runtime error" not in bridge.said
     _check_stop(d)
 
 
