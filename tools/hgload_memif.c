@@ -252,7 +252,6 @@ on_frame(struct rte_mbuf *m,
 	return 1;
 }
 
-
 unsigned
 hgl_memif_poll(uint64_t max_ns,
 	       void (*took)(void *arg, unsigned f, uint16_t sport,
