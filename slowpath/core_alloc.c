@@ -298,26 +298,27 @@ wake_on_delay(struct hg_registry *reg, int slot, uint64_t now)
 	 * credit tick): no second walk of its rings */
 	uint64_t delay = t->cfg.credit.rpc_hi != 0 ? t->dm_tsc
 						    : hg_credit_delay(reg, slot, now);
-	uint32_t ctx, sleeping = 0;
+	uint32_t ctx, sleeping = 0, allocated = HG_MAX_CTX, parked = HG_MAX_CTX;
 
-	for (ctx = 0; ctx < HG_MAX_CTX; ctx++)
-		sleeping += ctx_live(reg, slot, ctx) && t->core.asked[ctx] != 0;
+	/* one walk: how many sleep, the first allocated sleeper, the first
+	 * parked one */
+	for (ctx = 0; ctx < HG_MAX_CTX; ctx++) {
+		if (!ctx_live(reg, slot, ctx))
+			continue;
+		sleeping += t->core.asked[ctx] != 0;
+		if (t->core.parked[ctx] && parked == HG_MAX_CTX)
+			parked = ctx;
+		else if (!t->core.parked[ctx] && t->core.asked[ctx] != 0 &&
+			 allocated == HG_MAX_CTX)
+			allocated = ctx;
+	}
 	if (!hg_cs_wake(delay * 1000u / reg->tsc_us, t->cfg.core.delay_us * 1000ull,
 			sleeping))
 		return;
-	for (ctx = 0; ctx < HG_MAX_CTX; ctx++) {
-		if (ctx_live(reg, slot, ctx) && t->core.asked[ctx] != 0 &&
-		    !t->core.parked[ctx]) {
-			ring(reg, slot, ctx);
-			return;
-		}
-	}
-	for (ctx = 0; ctx < HG_MAX_CTX; ctx++) {
-		if (ctx_live(reg, slot, ctx) && t->core.parked[ctx]) {
-			unpark(reg, slot, ctx, 1);
-			return;
-		}
-	}
+	if (allocated < HG_MAX_CTX)
+		ring(reg, slot, allocated);
+	else if (parked < HG_MAX_CTX)
+		unpark(reg, slot, parked, 1);
 }
 
 /* A tenant made static runs every worker: the parked ones are woken. */

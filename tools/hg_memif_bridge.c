@@ -16,7 +16,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -65,16 +64,10 @@ forward(uint16_t a, uint16_t b)
 static void
 idle(unsigned *empty)
 {
-	unsigned us;
-	struct timespec ts;
-
-	if (++*empty < IDLE_SPIN) {
+	if (++*empty < IDLE_SPIN)
 		rte_pause();
-		return;
-	}
-	us = RTE_MIN(NAP_MAX_US, 10u << RTE_MIN((*empty - IDLE_SPIN) / 8, 5u));
-	ts = (struct timespec){ 0, (long)us * 1000 };
-	nanosleep(&ts, NULL);
+	else
+		hg_tool_backoff((*empty - IDLE_SPIN) / 8, NAP_MAX_US * 1000ull);
 }
 
 static uint16_t

@@ -558,6 +558,21 @@ sender(void *arg)
 
 /* ---- receiver ---- */
 
+/* An answered request's times, from the send and from its arrival
+ * (clamped to 4.29 s, the most a sample holds). */
+static uint32_t
+since(uint64_t now, uint64_t t)
+{
+	return now - t > UINT32_MAX ? UINT32_MAX : (uint32_t)(now - t);
+}
+
+static void
+timed(struct req *r, uint64_t now)
+{
+	r->lat_ns = since(now, r->tx_ns);
+	r->e2e_ns = since(now, r->gen_ns);
+}
+
 static void
 take_rpc(struct load *l, const uint8_t *buf, ssize_t n, uint64_t now)
 {
@@ -601,10 +616,7 @@ take_rpc(struct load *l, const uint8_t *buf, ssize_t n, uint64_t now)
 		atomic_fetch_add(&l->kv_errors, 1);
 	fl->answered++;
 	atomic_fetch_sub(&fl->outstanding, 1);
-	l->req[seq].lat_ns = (uint32_t)(now - l->req[seq].tx_ns > UINT32_MAX ? UINT32_MAX
-					: now - l->req[seq].tx_ns);
-	l->req[seq].e2e_ns = (uint32_t)(now - l->req[seq].gen_ns > UINT32_MAX ? UINT32_MAX
-					: now - l->req[seq].gen_ns);
+	timed(&l->req[seq], now);
 }
 
 static void
@@ -634,10 +646,7 @@ take_reply(struct load *l, const uint8_t *buf, ssize_t n, uint64_t now)
 		return;
 	}
 	atomic_fetch_sub(&l->fl[seq % l->flows].outstanding, 1);
-	r->lat_ns = (uint32_t)(now - r->tx_ns > UINT32_MAX ? UINT32_MAX
-							   : now - r->tx_ns);
-	r->e2e_ns = (uint32_t)(now - r->gen_ns > UINT32_MAX ? UINT32_MAX
-							   : now - r->gen_ns);
+	timed(r, now);
 }
 
 /* A load as the receiver sees it: the datagrams it took, when it stops

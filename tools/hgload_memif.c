@@ -288,8 +288,7 @@ hgl_memif_poll(uint64_t max_ns,
 			/* the longer the quiet, the longer the nap: a poller
 			 * that woke every 10 us would preempt the apps on its
 			 * CPU at each wake-up, whatever its small share */
-			nap((long)RTE_MIN((uint64_t)RX_NAP_NS << RTE_MIN(quiet, 10u),
-					  mf.c.rx_nap_max_ns));
+			hg_tool_backoff(quiet, mf.c.rx_nap_max_ns);
 			quiet++;
 			napped = now;
 		} else {

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * DPDK for the memif tools (tool_eal.h).
+ * What the memif tools share (tool_eal.h).
  */
 #include <sched.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -69,4 +70,13 @@ hg_tool_port(uint16_t port, struct rte_mempool *pool, uint16_t ring)
 	    rte_eth_dev_start(port) < 0)
 		return -1;
 	return 0;
+}
+
+void
+hg_tool_backoff(unsigned quiet, uint64_t max_ns)
+{
+	uint64_t ns = 10000ull << (quiet < 10 ? quiet : 10);
+	struct timespec ts = { 0, (long)(ns < max_ns ? ns : max_ns) };
+
+	nanosleep(&ts, NULL);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * DPDK for the tools that drive memif ports (hgload --memif,
- * hg-memif-bridge): EAL started with arguments of the tool's own, so that
- * each keeps its command line, and a port with one queue pair.
+ * What the tools that drive memif ports (hgload --memif,
+ * hg-memif-bridge) share: EAL started with arguments of the tool's own,
+ * so that each keeps its command line, a port with one queue pair, and
+ * how a poller that finds nothing sleeps.
  */
 #ifndef HG_TOOLS_TOOL_EAL_H
 #define HG_TOOLS_TOOL_EAL_H
@@ -18,5 +19,10 @@ int hg_tool_eal(const char *name, const char *const *vdevs, unsigned n);
 /* Configures and starts port with one RX/TX queue pair of ring entries
  * each, buffers from pool. 0, or -1. */
 int hg_tool_port(uint16_t port, struct rte_mempool *pool, uint16_t ring);
+/* Sleeps 10 us << quiet, at most max_ns: a poller that found nothing
+ * quiet times in a row sleeps longer each time, so that on a CPU it
+ * shares it does not wake, and preempt the apps there, every few
+ * microseconds. */
+void hg_tool_backoff(unsigned quiet, uint64_t max_ns);
 
 #endif /* HG_TOOLS_TOOL_EAL_H */
