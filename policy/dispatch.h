@@ -68,6 +68,18 @@ hg_dq_push(struct hg_dq_fifo *f, const struct hg_dq_req *r)
 	return 0;
 }
 
+/* Ahead of every queued request (a preempted one resuming first). */
+static inline int
+hg_dq_push_head(struct hg_dq_fifo *f, const struct hg_dq_req *r)
+{
+	if (f->n == f->cap)
+		return -1;
+	f->head = (f->head - 1) & (f->cap - 1);
+	f->slot[f->head] = *r;
+	f->n++;
+	return 0;
+}
+
 static inline int
 hg_dq_pop(struct hg_dq_fifo *f, struct hg_dq_req *r)
 {

@@ -5,14 +5,23 @@
  * Algorithm 2 order (which libhgclient's worker scheduler runs) and its
  * conditional preemption (the daemon's timer's), DARC's Algorithms 1 and
  * 2 with profiling windows, and flat combining's election and hand-out:
- * no second implementation of a policy. d-FCFS, c-FCFS and TS (Shinjuku:
- * per-type queues, 5 us quantum, 1 us per preemption, as Perséphone
- * simulates it) are this file's baselines. Synergy's preemption costs the
- * worker --switch-us (0.1: a cooperative yield to another green thread).
- * TS serves the shortest type first; --ts-queue slo takes Shinjuku's own
- * choice instead (its dispatcher's smart_tskq_dequeue: the queue whose
- * head has waited longest relative to its type's SLO, the head's age
- * counted from its arrival, not from its last preemption).
+ * no second implementation of a policy. d-FCFS, c-FCFS and TS are this
+ * file's baselines. Synergy's preemption costs the worker --switch-us
+ * (0.1: a cooperative yield to another green thread).
+ *
+ * TS is Shinjuku as Perséphone simulates it: "a 5us preemption frequency
+ * and 1us overhead per preemption" (its section 2) over Shinjuku's
+ * multi-queue policy, "a queue per request type and where preempted
+ * requests are enqueued at the head of their respective queue", the next
+ * queue chosen by "a variant of Borrowed Virtual Time" (its section 5):
+ * Shinjuku's dispatcher (smart_tskq_dequeue) takes the queue whose head
+ * has waited longest against its type's SLO, the age counted from the
+ * request's arrival. A worker is preempted every 5 us of its time, 1 us of
+ * which is the preemption: Perséphone's own arithmetic ("preempting as
+ * frequently as every 5us introduces a 6x slowdown" for a 1 us request)
+ * bounds a short request's wait by the 5 us. Perséphone states neither
+ * detail's alternative away, and on extreme they move TS by 40%, so each
+ * is an option (struct ts_spec) and bench/policies prints every reading.
  *
  * Poisson arrivals; each class's service time is fixed (the workloads of
  * Perséphone's Table 3 and Synergy's Table II). For every policy it finds
@@ -62,6 +71,18 @@ struct req {
 	uint32_t cls, flow;
 };
 
+/* TS's reading of Perséphone's words, defined once (see the top). */
+enum ts_cost {
+	TS_PERIOD,	/* one preemption per quantum: a slice, then the 1 us */
+	TS_WORKER,	/* a whole quantum's slice, then the 1 us on the worker */
+	TS_REQUEST,	/* a whole quantum's slice; the request carries the 1 us */
+};
+struct ts_spec {
+	enum ts_cost cost;
+	int by_type;	/* shortest type first, not Shinjuku's age/SLO */
+	int to_tail;	/* preempted to its queue's tail, not its head */
+};
+
 struct worker {
 	int busy;		/* running a request (or paying a preemption) */
 	int64_t cur;		/* its request, -1: none */
@@ -78,7 +99,7 @@ struct sim {
 	unsigned W;
 	double rate;		/* requests per us */
 	double preempt_us, quantum_us, dispatch_us, switch_us;
-	int ts_cost_on_request, ts_queue_slo;
+	struct ts_spec ts;
 	double slo;
 	uint64_t n, made, done;
 	int overloaded;
@@ -119,14 +140,20 @@ idle_set(const struct sim *s)
 }
 
 static void
-push(struct sim *s, struct hg_dq_fifo *f, uint64_t id)
+push_to(struct sim *s, struct hg_dq_fifo *f, uint64_t id, int head)
 {
 	struct hg_dq_req q = { .arrival_ns = (uint64_t)(s->rq[id].arrival * 1000),
 			       .cookie = id, .cls = s->rq[id].cls,
 			       .flow = s->rq[id].flow };
 
-	if (hg_dq_push(f, &q) < 0)
+	if ((head ? hg_dq_push_head(f, &q) : hg_dq_push(f, &q)) < 0)
 		s->overloaded = 1;
+}
+
+static void
+push(struct sim *s, struct hg_dq_fifo *f, uint64_t id)
+{
+	push_to(s, f, id, 0);
 }
 
 static int64_t
@@ -145,6 +172,13 @@ syn_quantum(const struct worker *k)
 	return 2 * (k->ema > 0 ? k->ema : 5);
 }
 
+/* How long TS runs a request before preempting it. */
+static double
+ts_slice(const struct sim *s)
+{
+	return s->quantum_us - (s->ts.cost == TS_PERIOD ? s->preempt_us : 0);
+}
+
 /* Runs request id on worker w from now for one segment: to its end, or
  * to the next preemption check (TS's quantum; Synergy's timer, for long
  * requests only). fresh: it starts or resumes here (the library's timer
@@ -156,8 +190,8 @@ run_seg(struct sim *s, unsigned w, int64_t id, double now, int fresh)
 	struct req *r = &s->rq[id];
 	double seg = r->left;
 
-	if (s->pol == P_TS && seg > s->quantum_us)
-		seg = s->quantum_us;
+	if (s->pol == P_TS && seg > ts_slice(s))
+		seg = ts_slice(s);
 	if (s->pol == P_SYNERGY && s->is_long[r->cls]) {
 		if (fresh)
 			k->long_start = now;
@@ -240,10 +274,9 @@ next_darc(struct sim *s, unsigned w)
 	return pick < 0 ? -1 : pop(&s->typed[pick]);
 }
 
-/* TS keeps a queue per request type, as Shinjuku does (a preempted
- * request goes back to the tail of its type's queue). A worker serves the
- * shortest type with work first or, with --ts-queue slo, the type whose
- * head is the most late against its SLO (slo x its service time). */
+/* TS keeps a queue per request type, as Shinjuku does. A worker serves
+ * the type whose head is the most late against its SLO (slo x its service
+ * time) or, by_type, the shortest type with work. */
 static int64_t
 next_ts(struct sim *s, double now)
 {
@@ -256,7 +289,7 @@ next_ts(struct sim *s, double now)
 
 		if (f->n == 0)
 			continue;
-		if (!s->ts_queue_slo)
+		if (s->ts.by_type)
 			return pop(&s->typed[c]);
 		late = (now - f->slot[f->head].arrival_ns / 1000.0) /
 		       (s->slo * s->wl->svc_us[c]);
@@ -422,6 +455,30 @@ finish(struct sim *s, unsigned w, double now)
 	start_next(s, w, now);
 }
 
+/* TS's preemption: the request goes back to its type's queue (to the
+ * head, as Shinjuku's multi-queue policy puts it), and the 1 us is the
+ * worker's (its interrupt and context switch) or, read the other way, the
+ * preempted request's, the worker free at once. */
+static void
+ts_preempt(struct sim *s, unsigned w, double now)
+{
+	struct worker *k = &s->w[w];
+	uint64_t id = (uint64_t)k->cur;
+	struct req *r = &s->rq[id];
+
+	if (s->ts.cost == TS_REQUEST)
+		r->left += s->preempt_us;
+	push_to(s, &s->typed[r->cls], id, !s->ts.to_tail);
+	if (s->ts.cost == TS_REQUEST) {
+		start_next(s, w, now);
+	} else {
+		k->cur = -1;
+		k->seg = now;
+		k->end = now + s->preempt_us;
+	}
+	wake(s, r->cls, now);
+}
+
 /* The end of a segment: done, or a preemption check (TS always preempts
  * at its quantum; Synergy only if requests wait in the worker's queue). */
 static void
@@ -447,21 +504,14 @@ segment_end(struct sim *s, unsigned w, double now)
 		run_seg(s, w, k->cur, now, 0);	/* nothing waits: go on */
 		return;
 	}
-	if (s->pol == P_TS && s->ts_cost_on_request) {
-		/* the other reading of "1 us per preemption": the preempted
-		 * request carries it, the worker is free at once */
-		r->left += s->preempt_us;
-		push(s, &s->typed[r->cls], (uint64_t)k->cur);
-		start_next(s, w, now);
-		wake(s, r->cls, now);
+	if (s->pol == P_TS) {
+		ts_preempt(s, w, now);
 		return;
 	}
-	push(s, s->pol == P_TS ? &s->typed[r->cls] : &s->waitq, (uint64_t)k->cur);
+	push(s, &s->waitq, (uint64_t)k->cur);
 	k->cur = -1;
 	k->seg = now;
-	/* the switch costs the worker: TS's interrupt and context switch, or
-	 * Synergy's cooperative yield to another green thread */
-	k->end = now + (s->pol == P_TS ? s->preempt_us : s->switch_us);
+	k->end = now + s->switch_us;	/* a yield to another green thread */
 	wake(s, r->cls, now);
 }
 
@@ -592,7 +642,7 @@ struct opts {
 	unsigned workers, steps;
 	uint64_t requests, seed;	/* requests: the most one point runs */
 	double seconds;			/* simulated time per point */
-	int ts_cost_on_request, ts_queue_slo;
+	struct ts_spec ts;
 	double slo, preempt_us, quantum_us, dispatch_us, switch_us;
 	const char *workload, *policies, *mix;
 };
@@ -625,8 +675,7 @@ point(struct sim *s, const struct opts *o, const struct workload *wl,
 	s->quantum_us = o->quantum_us;
 	s->dispatch_us = o->dispatch_us;
 	s->switch_us = o->switch_us;
-	s->ts_cost_on_request = o->ts_cost_on_request;
-	s->ts_queue_slo = o->ts_queue_slo;
+	s->ts = o->ts;
 	s->slo = o->slo;
 	rc = sim_run(s, worst);
 	ok = rc == 0;
@@ -690,10 +739,30 @@ usage(void)
 		"[--slo 10]\n       [--preempt-us 1] [--quantum-us 5] "
 		"[--switch-us 0.1] [--dispatch-us 0.05] [--seed 1]\n"
 		"       [--mix NAME:US:PCT,...]   (a workload of your own)\n"
-		"       [--ts-cost worker|request]  (who pays TS's preemption)\n"
-		"       [--ts-queue type|slo]  (TS: shortest type first, or "
-		"Shinjuku's age/SLO)\n");
+		"       [--ts-cost period|worker|request]  (TS's 1 us: in the "
+		"quantum, after it, or on the request)\n"
+		"       [--ts-queue slo|type]  (TS's next queue: Shinjuku's "
+		"age/SLO, or the shortest type)\n"
+		"       [--ts-requeue head|tail]  (where a preempted request "
+		"goes back)\n");
 	exit(2);
+}
+
+static const char *const ts_costs[] = { "period", "worker", "request", NULL };
+static const char *const ts_queues[] = { "slo", "type", NULL };
+static const char *const ts_requeues[] = { "head", "tail", NULL };
+
+/* The index of arg in words, or usage. */
+static int
+word(const char *arg, const char *const *words)
+{
+	int i;
+
+	for (i = 0; words[i] != NULL; i++)
+		if (strcmp(arg, words[i]) == 0)
+			return i;
+	usage();
+	return -1;
 }
 
 static void
@@ -707,7 +776,7 @@ parse(int argc, char **argv, struct opts *o)
 		{ "dispatch-us", 1, NULL, 'd' }, { "seed", 1, NULL, 'S' },
 		{ "seconds", 1, NULL, 't' }, { "switch-us", 1, NULL, 'x' },
 		{ "mix", 1, NULL, 'm' }, { "ts-cost", 1, NULL, 'T' },
-		{ "ts-queue", 1, NULL, 'Q' },
+		{ "ts-queue", 1, NULL, 'Q' }, { "ts-requeue", 1, NULL, 'R' },
 		{ NULL, 0, NULL, 0 } };
 	int c;
 
@@ -731,19 +800,15 @@ parse(int argc, char **argv, struct opts *o)
 		case 't': o->seconds = atof(optarg); break;
 		case 'x': o->switch_us = atof(optarg); break;
 		case 'm': o->mix = optarg; break;
-		case 'T': o->ts_cost_on_request = strcmp(optarg, "request") == 0;
-			  if (!o->ts_cost_on_request && strcmp(optarg, "worker") != 0)
-				  usage();
-			  break;
-		case 'Q': o->ts_queue_slo = strcmp(optarg, "slo") == 0;
-			  if (!o->ts_queue_slo && strcmp(optarg, "type") != 0)
-				  usage();
-			  break;
+		case 'T': o->ts.cost = (enum ts_cost)word(optarg, ts_costs); break;
+		case 'Q': o->ts.by_type = word(optarg, ts_queues); break;
+		case 'R': o->ts.to_tail = word(optarg, ts_requeues); break;
 		default: usage();
 		}
 	}
 	if (o->workers < 2 || o->workers > MAX_W || o->requests < 1000 ||
-	    o->steps < 2)
+	    o->steps < 2 || !(o->preempt_us >= 0) ||
+	    !(o->quantum_us > (o->ts.cost == TS_PERIOD ? o->preempt_us : 0)))
 		usage();
 }
 

@@ -141,6 +141,30 @@ Test(fc, one_request_to_each_idle_worker_the_rest_central)
 	cr_assert_eq(f.handed, 3);
 }
 
+/* A preempted request pushed at the head runs before those queued
+ * (Shinjuku's multi-queue policy), across the ring's wrap; a full FIFO
+ * refuses it. */
+Test(fifo, push_head_goes_first_and_respects_the_bound)
+{
+	struct hg_dq_req mem[4], r = { 0 };
+	struct hg_dq_fifo f;
+	uint64_t i;
+
+	hg_dq_fifo_init(&f, mem, 4);
+	for (i = 1; i <= 3; i++) {
+		r.cookie = i;
+		cr_assert_eq(hg_dq_push(&f, &r), 0);
+	}
+	r.cookie = 9;
+	cr_assert_eq(hg_dq_push_head(&f, &r), 0, "wraps below slot 0");
+	cr_assert_eq(hg_dq_push_head(&f, &r), -1, "full");
+	for (i = 0; i < 4; i++) {
+		cr_assert_eq(hg_dq_pop(&f, &r), 0);
+		cr_assert_eq(r.cookie, i == 0 ? 9 : i);
+	}
+	cr_assert_eq(hg_dq_pop(&f, &r), -1);
+}
+
 /* The class histograms' bins (proto/hg_shm.h): 4 per power of two, a
  * bin's bound at most 25% above any value in it, monotonic. */
 Test(hist, bins_bound_their_values)
