@@ -19,9 +19,9 @@
  * request's arrival. A worker is preempted every 5 us of its time, 1 us of
  * which is the preemption: Perséphone's own arithmetic ("preempting as
  * frequently as every 5us introduces a 6x slowdown" for a 1 us request)
- * bounds a short request's wait by the 5 us. Perséphone states neither
- * detail's alternative away, and on extreme they move TS by 40%, so each
- * is an option (struct ts_spec) and bench/policies prints every reading.
+ * bounds a short request's wait by the 5 us. Perséphone does not rule the
+ * other readings out, and on extreme they move TS by up to 40%, so each is
+ * an option (struct ts_spec) and bench/policies prints every reading.
  *
  * Poisson arrivals; each class's service time is fixed (the workloads of
  * Perséphone's Table 3 and Synergy's Table II). For every policy it finds
