@@ -180,7 +180,7 @@ ts_slice(const struct sim *s)
 }
 
 /* Runs request id on worker w from now for one segment: to its end, or
- * to the next preemption check (TS's quantum; Synergy's timer, for long
+ * to the next preemption check (TS's slice; Synergy's timer, for long
  * requests only). fresh: it starts or resumes here (the library's timer
  * starts again), rather than going on after a check. */
 static void
@@ -480,7 +480,7 @@ ts_preempt(struct sim *s, unsigned w, double now)
 }
 
 /* The end of a segment: done, or a preemption check (TS always preempts
- * at its quantum; Synergy only if requests wait in the worker's queue). */
+ * at its slice's end; Synergy only if requests wait in the worker's queue). */
 static void
 segment_end(struct sim *s, unsigned w, double now)
 {
