@@ -86,6 +86,21 @@ hg_budget_charge(struct hg_budget *b, uint64_t cycles)
 	__atomic_store_n(&b->consumed, b->consumed + cycles, __ATOMIC_RELAXED);
 }
 
+/* Bills work done for a tenant out of budget that it must pay for all the
+ * same (RX's shedding of its datagrams): the debt grows by it, but never
+ * past floor (one quantum), so a tenant whose flood is shed pays for the
+ * shedding without being locked out long after the flood stops. The
+ * floor is measured against the last top-up, which refill only raises. */
+static inline void
+hg_budget_charge_debt(struct hg_budget *b, uint64_t cycles, uint64_t floor)
+{
+	int64_t room = (int64_t)(b->granted - b->consumed) + (int64_t)floor;
+
+	if (room <= 0)
+		return;
+	hg_budget_charge(b, (int64_t)cycles < room ? cycles : (uint64_t)room);
+}
+
 /* xorshift64*: cheap, per-core state, good enough to split slack. */
 static inline uint64_t
 hg_rand(uint64_t *s)

@@ -240,7 +240,7 @@ send_update(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_session *s,
 	f = rte_pktmbuf_mtod(m, uint8_t *);
 	memcpy(f + HG_UDP_HDRS_LEN, &h, sizeof(h));
 	m->data_len = m->pkt_len = hg_build_udp(f, &fl, sizeof(h));
-	hg_fp_xmit(dp, c, &m, 1, &c->drops[HG_DROP_NIC_FULL]);
+	hg_fp_xmit(dp, c, &m, 1, s->tenant, HG_PT_SCHED, 0);
 	c->t[s->tenant].credit_updates++;
 	return 0;
 }

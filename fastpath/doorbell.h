@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Doorbells (proto/hg_shm.h): RX notes each context it delivers to during
- * a burst, and after the burst rings those whose worker armed its bell,
- * at most once per context and burst, the cost billed to the tenant. No
+ * a pass, and at the end of the pass (rx.c hg_fp_bells) rings those whose
+ * worker armed its bell, at most once per context and pass, the cost
+ * billed to the tenant. No
  * system call while nobody is armed: one fence per burst, one load per
  * context delivered to.
  */
@@ -16,7 +17,7 @@
 
 #include "dp.h"
 
-/* Remembers that the burst enqueued onto (t, ctx). A burst delivers to a
+/* Remembers that the pass enqueued onto (t, ctx). A pass delivers to a
  * handful of contexts, mostly the last one again: a linear scan from the
  * newest entry is cheaper than any set. */
 static inline void
@@ -27,7 +28,7 @@ hg_bell_note(struct hg_fp_core *c, unsigned t, unsigned ctx)
 	for (i = c->n_bell; i-- > 0;)
 		if (c->bell[i].tenant == t && c->bell[i].ctx == ctx)
 			return;
-	if (c->n_bell < HG_BATCH)
+	if (c->n_bell < HG_BELLS)
 		c->bell[c->n_bell++] = (struct hg_bell){ (uint16_t)t, (uint16_t)ctx };
 }
 

@@ -32,6 +32,12 @@
 #define HG_BATCH        32u
 #define HG_RX_BURSTS    2u	/* RX bursts per pass while they come full */
 #define HG_PEND_SIZE    256u	/* validated TX descriptors per tenant and core */
+/* Frames a pass may stage for the NIC (xmit.h): SCHED's batch, two replies
+ * per received frame over the pass's bursts, a scan's credit updates. A
+ * fuller stage is flushed early, so this bounds a call, not the work. */
+#define HG_STAGE_SIZE   256u
+/* Contexts a pass may ring (doorbell.h): every frame of every burst. */
+#define HG_BELLS        (HG_RX_BURSTS * HG_BATCH)
 #define HG_NAME_MAX     32u
 
 enum hg_point { HG_PT_RX, HG_PT_TX, HG_PT_SCHED, HG_PT_N };
@@ -96,6 +102,7 @@ struct hg_fp_tenant {
 	uint64_t credit_updates;	/* explicit credit messages sent */
 	uint64_t doorbells;		/* armed workers woken */
 	uint64_t doorbell_cycles;	/* ... their cost, part of RX cycles */
+	uint64_t drop_cycles;		/* RX cycles of rx_over_budget drops */
 	uint64_t burst;			/* RX burst this tenant was last seen in */
 	uint32_t burst_funded;		/* ... and whether it had budget then */
 	uint32_t tx_idle;		/* empty TX polls since it was hot */
@@ -113,10 +120,24 @@ struct hg_cmd {
 	uint16_t pad;
 };
 
-/* A context RX delivered to in the current burst (doorbell.h). */
+/* A context RX delivered to in the current pass (doorbell.h). */
 struct hg_bell {
 	uint16_t tenant;
 	uint16_t ctx;
+};
+
+/* Whom a staged frame is for (xmit.h). */
+struct hg_stage_who {
+	uint16_t tenant;	/* slot, or HG_STAGE_CORE */
+	uint8_t pt;		/* enum hg_point */
+	uint8_t billed;		/* its cost comes out of the budget */
+};
+
+/* The frames a pass hands the NIC in one call (xmit.c). */
+struct hg_tx_stage {
+	uint32_t n;
+	struct rte_mbuf *m[HG_STAGE_SIZE];
+	struct hg_stage_who who[HG_STAGE_SIZE];
 };
 
 struct hg_fp_core {
@@ -131,6 +152,7 @@ struct hg_fp_core {
 	uint64_t pmd_cycles;		/* TSC spent in the PMD's burst calls */
 	uint64_t busy_pmd_cycles;	/* ... in passes that did work */
 	uint64_t rx_pkts, tx_pkts;
+	uint64_t flushes;		/* calls that handed the NIC a stage */
 	uint64_t drops[HG_DROP_N];
 	uint32_t sched_rr;		/* next tenant SCHED looks at */
 	uint32_t tx_rr;			/* first tenant TX polls */
@@ -141,8 +163,9 @@ struct hg_fp_core {
 	uint64_t burst;			/* RX bursts so far */
 	uint64_t now;			/* TSC at the start of this pass */
 	struct hg_sessions *sess;	/* RPC sessions seen on this core */
-	uint32_t n_bell;		/* contexts delivered to this burst */
-	struct hg_bell bell[HG_BATCH];
+	uint32_t n_bell;		/* contexts delivered to this pass */
+	struct hg_bell bell[HG_BELLS];
+	struct hg_tx_stage stage;	/* frames for the pass's one send */
 	uint16_t ip_id;
 	struct hg_tset pend;		/* tenants with pending TX work here */
 	struct hg_tset hot;		/* tenants TX polls on every pass */
@@ -274,6 +297,8 @@ unsigned hg_fp_tx(struct hg_dp *dp, struct hg_fp_core *c);
 /* Looks at up to max cold tenants' transmit rings (tx.c). */
 unsigned hg_fp_sweep(struct hg_dp *dp, struct hg_fp_core *c, unsigned max);
 unsigned hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c);
+/* Rings the doorbells the pass's deliveries owe, once per context (rx.c). */
+unsigned hg_fp_bells(struct hg_dp *dp, struct hg_fp_core *c);
 /* Runs the slow path's commands waiting on the core's ring. */
 void hg_fp_commands(struct hg_fp_core *c);
 

@@ -12,6 +12,7 @@
 #include <rte_pause.h>
 
 #include "dp.h"
+#include "xmit.h"
 
 #define HG_CMD_EVERY      1024u
 #define HG_IDLE_SPIN      64u	/* empty passes before sleeping */
@@ -120,6 +121,11 @@ hg_fp_loop(void *arg)
 		work = hg_fp_rx(dp, c);
 		work += hg_fp_tx(dp, c);
 		work += hg_fp_sched(dp, c);
+		/* the pass's frames leave in one call, then the wake-ups:
+		 * the answers are on the wire before any system call for a
+		 * thread on another CPU */
+		hg_fp_flush(dp, c);
+		hg_fp_bells(dp, c);
 		if (work > 0) {
 			/* everything a busy pass cost, attributed or not: what
 			 * idle tenants would add to each request shows here */
@@ -133,6 +139,7 @@ hg_fp_loop(void *arg)
 		since_cmd = 0;
 		hg_fp_commands(c);
 		work += hg_rpc_scan(dp, c);
+		hg_fp_flush(dp, c);
 		if (work == 0)
 			work = idle_sweep(dp, c);
 		if (work == 0)

@@ -39,16 +39,19 @@ steer(struct hg_fp_core *c, const struct hg_tenant *tn, const struct hg_app_rout
 	       rte_ring_count(tn->ring[b % HG_MAX_CTX][c->idx][HG_RING_RX]) ? (int)a : (int)b;
 }
 
-/* Open-loop receive protection (Virtuoso §4.4): an out-of-budget tenant's
- * datagram is dropped after attribution, but only while another funded
- * tenant has work on this core (a drop never wastes an idle core), and
- * only if the tenant has a backlog of at least a batch here: a budget
- * below zero after one expensive datagram is the bounded deficit the
- * design allows, not overload, and must not cost a well-behaved tenant
- * its requests. */
+/* Open-loop receive protection (DESIGN §4, Virtuoso §4.4), decided right
+ * after parsing, before any copy, ring slot or doorbell: a datagram of a
+ * tenant out of budget is dropped when a funded tenant has work on this
+ * core, or when the burst came back full (the shared queue is backing up,
+ * and every datagram still served out of turn makes the ones behind it,
+ * a funded tenant's among them, wait longer). Never while the tenant is
+ * the only one: a lone tenant delays nobody. The drop costs parsing and a
+ * lookup; serving costs a copy, a ring slot and maybe a system call, so
+ * shedding is what lets the queue drain faster than it fills. */
 struct rx_gate {
 	int protect;		/* protection on: bill funded tenants */
-	int drop;		/* ... and rx-overbudget drop */
+	int drop;		/* ... and rx-overbudget drop, with neighbours */
+	int full;		/* the burst came back full */
 	int funded_busy;	/* a funded tenant has work: pending TX at the
 				 * burst's start (known once it matters) or a
 				 * datagram in this burst */
@@ -56,7 +59,8 @@ struct rx_gate {
 };
 
 /* Was tenant t funded when the burst first met it? Budgets are read once
- * per tenant and burst (ft->burst), so a burst costs O(its tenants). */
+ * per tenant and burst (ft->burst), so a burst costs O(its tenants), and
+ * a tenant's debt from one burst is bounded by that burst. */
 static int
 burst_funded(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 {
@@ -92,8 +96,6 @@ static int
 over_budget(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
 	    int t)
 {
-	const struct hg_fp_tenant *ft = &c->t[t];
-
 	if (!g->drop)
 		return 0;
 	if (burst_funded(dp, c, (unsigned)t)) {
@@ -101,7 +103,7 @@ over_budget(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
 		return 0;
 	}
 	/* t is unfunded, so any funded tenant with work is another one */
-	return ft->pend_tail - ft->pend_head >= HG_BATCH && pend_funded(dp, c, g);
+	return g->full || pend_funded(dp, c, g);
 }
 
 /* Drops a datagram of tenant t after its RPC request was admitted: the
@@ -124,7 +126,7 @@ rx_drop(struct hg_fp_tenant *ft, struct hg_session *s,
 static int
 deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 	struct hg_parsed *p, uint64_t now, struct rx_gate *g, uint32_t *reply_len,
-	int *learn)
+	int *learn, int *shed)
 {
 	uint32_t e = __atomic_load_n(&dp->port_map[rte_be_to_cpu_16(p->dst_port)],
 				     __ATOMIC_ACQUIRE);
@@ -145,6 +147,7 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 	*learn = app >= 0;
 	if (over_budget(dp, c, g, t)) {
 		ft->drops[HG_TDROP_OVER_BUDGET]++;
+		*shed = 1;
 		return t;
 	}
 	/* a jumbo frame's payload would run past the buffer */
@@ -202,14 +205,16 @@ neigh_check(struct hg_dp *dp, struct hg_fp_core *c, uint32_t ip,
 	out[(*n_out)++] = m;
 }
 
-/* Handles one frame. Returns the tenant it worked for or -1; frames to be
- * answered (ARP, ICMP, RPC rejects, a neighbour check) are rewritten in
- * place or built and added to out, at most two per frame. Neighbours are
+/* Handles one frame. Returns the tenant it worked for or -1 (*shed: the
+ * frame was an over-budget drop); frames to be answered (ARP, ICMP, RPC
+ * rejects, a neighbour check) are rewritten in place or built and added
+ * to out, at most two per frame, *reply_t the tenant they are for. Neighbours are
  * learned as DESIGN's rule says (dp.h): from ARP replies we asked for,
  * and from datagrams to a bound port only where we know no MAC yet. */
 static int
 rx_one(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf *m,
-       struct rte_mbuf **out, unsigned *n_out, uint64_t now, struct rx_gate *g)
+       struct rte_mbuf **out, unsigned *n_out, uint64_t now, struct rx_gate *g,
+       int *shed)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	struct hg_parsed p;
@@ -242,7 +247,7 @@ rx_one(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf *m,
 		out[(*n_out)++] = m;
 		return -1;
 	case HG_PKT_UDP:
-		t = deliver(dp, c, f, &p, now, g, &reply, &learn);
+		t = deliver(dp, c, f, &p, now, g, &reply, &learn, shed);
 		if (learn && hg_neigh_learn(dp, p.src_ip, &p.src_mac, now) ==
 				     HG_NEIGH_CHECK)
 			neigh_check(dp, c, p.src_ip, out, n_out);
@@ -257,36 +262,62 @@ rx_one(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf *m,
 	return t;
 }
 
-/* Wakes the armed workers the burst delivered to, each write billed to
- * its tenant like the datagrams that caused it; the fence and the looks
- * at unarmed contexts belong to no one. */
-static void
-ring_bells(struct hg_dp *dp, struct hg_fp_core *c, const struct rx_gate *g)
+/* Wakes the armed workers the pass delivered to, once each, after the
+ * pass's frames went out: a wake-up of a thread on another CPU costs a
+ * system call and an interrupt (thousands of cycles), and rung per burst
+ * it delayed every datagram behind it. Each write is billed to its
+ * tenant; the fence and the looks at unarmed contexts belong to no one. */
+unsigned
+hg_fp_bells(struct hg_dp *dp, struct hg_fp_core *c)
 {
+	int protect = hg_protecting(dp);
+	unsigned i, rung = 0;
 	uint64_t t0, t1;
-	unsigned i;
 
 	if (c->n_bell == 0)
-		return;
+		return 0;
 	t0 = rte_rdtsc();
 	hg_bell_fence();
 	for (i = 0; i < c->n_bell; i++) {
 		unsigned t = c->bell[i].tenant;
 		struct hg_fp_tenant *ft = &c->t[t];
-		int rang = hg_bell_ring(&dp->tenant[t], c->bell[i].ctx);
 
-		t1 = rte_rdtsc();
-		if (rang) {
-			ft->doorbells++;
-			ft->doorbell_cycles += t1 - t0;
-			hg_charge(ft, HG_PT_RX, t1 - t0, 0,
-				  g->protect && burst_funded(dp, c, t));
-		} else {
+		if (!hg_bell_ring(&dp->tenant[t], c->bell[i].ctx)) {
+			t1 = rte_rdtsc();
 			c->unattributed += t1 - t0;
+			t0 = t1;
+			continue;
 		}
+		t1 = rte_rdtsc();
+		rung++;
+		ft->doorbells++;
+		ft->doorbell_cycles += t1 - t0;
+		hg_charge(ft, HG_PT_RX, t1 - t0, 0, protect && hg_funded(dp, c, t));
 		t0 = t1;
 	}
 	c->n_bell = 0;
+	return rung;
+}
+
+/* One datagram's RX cost, known once it is done: billed to a funded
+ * tenant's budget; a shed datagram's to its debt, within one quantum
+ * (budget.h), so shedding a flood is paid by the flood. */
+static void
+rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, const struct rx_gate *g,
+	unsigned t, uint64_t cycles, uint64_t nic, int shed)
+{
+	struct hg_fp_tenant *ft = &c->t[t];
+	int billed = g->protect && burst_funded(dp, c, t);
+
+	hg_charge(ft, HG_PT_RX, cycles, 1, billed);
+	ft->unfunded[HG_PT_RX] += g->protect && !billed;
+	ft->nic_cycles[HG_PT_RX] += nic;
+	if (shed) {
+		ft->drop_cycles += cycles;
+		hg_budget_charge_debt(&ft->bud, cycles,
+				      __atomic_load_n(&dp->quantum[t], __ATOMIC_RELAXED));
+	}
+	hg_touch(c, t);
 }
 
 static unsigned
@@ -294,9 +325,9 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c)
 {
 	struct rte_mbuf *pkts[HG_BATCH], *replies[2 * HG_BATCH];
 	uint64_t t0 = rte_rdtsc(), t, now, share;
-	unsigned i, n, n_rep = 0;
+	unsigned i, n, n_rep = 0, rep0;
 	struct rx_gate g = { 0 };
-	int tenant;
+	int tenant, shed;
 
 	n = rte_eth_rx_burst(dp->port_id, c->idx, pkts, HG_BATCH);
 	t = rte_rdtsc();
@@ -309,33 +340,30 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c)
 	c->burst++;
 	if (hg_protecting(dp)) {
 		g.protect = 1;
-		g.drop = __atomic_load_n(&dp->live.rx_drop, __ATOMIC_RELAXED) != 0;
+		g.drop = __atomic_load_n(&dp->live.rx_drop, __ATOMIC_RELAXED) != 0 &&
+			 __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) >= 2;
+		g.full = n == HG_BATCH;
 	}
 	/* the burst's NIC cost belongs to its packets: split it evenly */
 	share = (t - t0) / n;
 	for (i = 0; i < n; i++) {
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-		tenant = rx_one(dp, c, pkts[i], replies, &n_rep, t, &g);
+		shed = 0;
+		rep0 = n_rep;
+		tenant = rx_one(dp, c, pkts[i], replies, &n_rep, t, &g, &shed);
 		now = rte_rdtsc();
-		if (tenant >= 0) {
-			struct hg_fp_tenant *ft = &c->t[tenant];
-			int billed = g.protect &&
-				     burst_funded(dp, c, (unsigned)tenant);
-
-			hg_charge(ft, HG_PT_RX, now - t + share, 1, billed);
-			ft->unfunded[HG_PT_RX] += g.protect && !billed;
-			ft->nic_cycles[HG_PT_RX] += share;
-			hg_touch(c, (unsigned)tenant);
-		} else {
+		if (tenant >= 0)
+			rx_bill(dp, c, &g, (unsigned)tenant, now - t + share, share, shed);
+		else
 			c->unattributed += now - t + share;
-		}
+		/* a reply to a tenant's datagram (an RPC reject) is its own */
+		if (n_rep > rep0)
+			hg_fp_xmit(dp, c, replies + rep0, n_rep - rep0,
+				   tenant >= 0 ? (unsigned)tenant : HG_STAGE_CORE,
+				   HG_PT_RX, tenant >= 0 && g.protect &&
+				   burst_funded(dp, c, (unsigned)tenant));
 		t = now;
-	}
-	ring_bells(dp, c, &g);
-	if (n_rep > 0) {
-		hg_fp_xmit(dp, c, replies, n_rep, &c->drops[HG_DROP_NIC_FULL]);
-		c->unattributed += rte_rdtsc() - t;
 	}
 	return n;
 }

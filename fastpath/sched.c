@@ -70,10 +70,12 @@ prefetch_payload(const struct hg_tenant *tn, const struct hg_fp_tenant *ft, uint
 		rte_prefetch0(b + RTE_CACHE_LINE_SIZE);
 }
 
-/* Sends up to max pending datagrams of one tenant; returns how many. */
+/* Stages up to max pending datagrams of one tenant for the pass's send
+ * (xmit.h: its share of the PMD's call is billed there, billed saying
+ * whether to its budget); returns how many. */
 static unsigned
 sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
-	     struct hg_fp_tenant *ft, unsigned max)
+	     struct hg_fp_tenant *ft, unsigned max, int billed)
 {
 	uint64_t extra = __atomic_load_n(&dp->extra_cycles[tn->slot],
 					 __ATOMIC_RELAXED);
@@ -111,11 +113,9 @@ sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 		hg_bufpart_put(&ft->bufs, d->buf);
 	}
 	if (ok > 0)
-		ft->nic_cycles[HG_PT_SCHED] +=
-			hg_fp_xmit(dp, c, m, ok, &ft->drops[HG_TDROP_NIC_FULL]);
+		hg_fp_xmit(dp, c, m, ok, tn->slot, HG_PT_SCHED, billed);
 	if (n_arp > 0)
-		ft->nic_cycles[HG_PT_SCHED] +=
-			hg_fp_xmit(dp, c, arp, n_arp, &c->drops[HG_DROP_NIC_FULL]);
+		hg_fp_xmit(dp, c, arp, n_arp, HG_STAGE_CORE, HG_PT_SCHED, 0);
 	if (n_unused > 0)
 		rte_pktmbuf_free_bulk(unused, n_unused);
 	return n;
@@ -144,7 +144,7 @@ serve(struct hg_dp *dp, struct hg_fp_core *c, int t, int protect, int funded,
       int slack, unsigned room)
 {
 	struct hg_fp_tenant *ft = &c->t[t];
-	uint64_t nic0 = ft->nic_cycles[HG_PT_SCHED], t0 = rte_rdtsc(), t1;
+	uint64_t t0 = rte_rdtsc(), t1;
 	unsigned n;
 
 	if (__atomic_load_n(&dp->tstate[t], __ATOMIC_ACQUIRE) != HG_TENANT_ACTIVE) {
@@ -153,15 +153,15 @@ serve(struct hg_dp *dp, struct hg_fp_core *c, int t, int protect, int funded,
 		return 0;
 	}
 	n = sched_tenant(dp, c, &dp->tenant[t], ft,
-			 batch_room(dp, c, t, protect, slack, room));
+			 batch_room(dp, c, t, protect, slack, room), protect && funded);
 	if (ft->pend_head == ft->pend_tail)
 		hg_tset_del(&c->pend, (unsigned)t);
 	t1 = rte_rdtsc();
-	/* the tenant's own cost per datagram: the PMD's per-burst cost would
-	 * make small batches look dear and keep them small */
+	/* the tenant's own cost per datagram: the PMD's call is billed at
+	 * the flush (xmit.c), and its per-call cost would make small batches
+	 * look dear and keep them small */
 	if (n > 0)
-		ft->sched_avg = hg_cost_avg(ft->sched_avg,
-			t1 - t0 - (ft->nic_cycles[HG_PT_SCHED] - nic0), n);
+		ft->sched_avg = hg_cost_avg(ft->sched_avg, t1 - t0, n);
 	hg_charge(ft, HG_PT_SCHED, t1 - t0, n, protect && funded);
 	ft->unfunded[HG_PT_SCHED] += protect && !funded;
 	hg_touch(c, (unsigned)t);

@@ -311,6 +311,8 @@ tenant_stats(struct hg_registry *reg, unsigned slot,
 		cs->doorbells = LOAD(ft->doorbells);
 		cs->has_doorbell_cycles = 1;
 		cs->doorbell_cycles = LOAD(ft->doorbell_cycles);
+		cs->has_drop_cycles = 1;
+		cs->drop_cycles = LOAD(ft->drop_cycles);
 		cs->rx = point(a, ft, HG_PT_RX);
 		cs->tx = point(a, ft, HG_PT_TX);
 		cs->sched = point(a, ft, HG_PT_SCHED);
@@ -344,6 +346,8 @@ core_stats(const struct hg_fp_core *fc, struct hg_arena *a)
 	cs->busy_cycles = LOAD(fc->busy_cycles);
 	cs->has_busy_pmd_cycles = 1;
 	cs->busy_pmd_cycles = LOAD(fc->busy_pmd_cycles);
+	cs->has_flushes = 1;
+	cs->flushes = LOAD(fc->flushes);
 	cs->idle_passes = LOAD(fc->idle_passes);
 	cs->rx_packets = LOAD(fc->rx_pkts);
 	cs->tx_packets = LOAD(fc->tx_pkts);

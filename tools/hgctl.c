@@ -303,6 +303,7 @@ drops_json(Hg__Counter **c, size_t n)
 /* Sums of one point over cores; a single core's point is a sum of one. */
 struct point_sum {
 	uint64_t cycles, nic, packets, throttles, unfunded;
+	uint64_t bells;		/* doorbell cycles, part of cycles (rx) */
 };
 
 static void
@@ -316,22 +317,33 @@ add_point(struct point_sum *s, const Hg__PointStats *p)
 }
 
 static json_t *
+per_packet(uint64_t cycles, uint64_t packets)
+{
+	return packets ? json_real((double)cycles / (double)packets) : json_null();
+}
+
+/* syscall_cycles: what the point spent in calls that may enter the
+ * kernel, the PMD's (net_af_packet's sendto, memif's interrupt write)
+ * and the doorbells' eventfd writes */
+static json_t *
 point_json(const struct point_sum *s)
 {
-	return json_pack("{s:I, s:I, s:I, s:o, s:I, s:I}",
+	return json_pack("{s:I, s:I, s:I, s:o, s:I, s:o, s:I, s:I}",
 			 "cycles", (json_int_t)s->cycles,
 			 "nic_cycles", (json_int_t)s->nic,
 			 "packets", (json_int_t)s->packets, "cycles_per_packet",
-			 s->packets ? json_real((double)s->cycles / (double)s->packets)
-				    : json_null(),
+			 per_packet(s->cycles, s->packets),
+			 "syscall_cycles", (json_int_t)(s->nic + s->bells),
+			 "syscall_cycles_per_packet",
+			 per_packet(s->nic + s->bells, s->packets),
 			 "throttles", (json_int_t)s->throttles,
 			 "unfunded", (json_int_t)s->unfunded);
 }
 
 static json_t *
-one_point_json(const Hg__PointStats *p)
+one_point_json(const Hg__PointStats *p, uint64_t bells)
 {
-	struct point_sum s = { 0 };
+	struct point_sum s = { .bells = bells };
 
 	add_point(&s, p);
 	return point_json(&s);
@@ -339,7 +351,7 @@ one_point_json(const Hg__PointStats *p)
 
 struct totals {
 	struct point_sum pt[3];
-	uint64_t drops, over_budget, doorbells, doorbell_cycles;
+	uint64_t drops, over_budget, doorbells, doorbell_cycles, drop_cycles;
 	int64_t budget;
 	uint64_t debt;
 };
@@ -360,6 +372,8 @@ sum_tenant(const Hg__TenantStats *t, struct totals *s)
 		s->debt += cs->debt;
 		s->doorbells += cs->doorbells;
 		s->doorbell_cycles += cs->doorbell_cycles;
+		s->pt[0].bells += cs->doorbell_cycles;
+		s->drop_cycles += cs->drop_cycles;
 		for (d = 0; d < cs->n_drops; d++) {
 			s->drops += cs->drops[d]->value;
 			if (strcmp(cs->drops[d]->name, "rx_over_budget") == 0)
@@ -415,13 +429,15 @@ tenant_stats_json(const Hg__TenantStats *t)
 	for (c = 0; c < t->n_cores; c++) {
 		const Hg__TenantCoreStats *cs = t->cores[c];
 
-		json_array_append_new(cores, json_pack("{s:i, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o}",
+		json_array_append_new(cores, json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o}",
 			"core", (int)cs->core, "budget", (json_int_t)cs->budget,
 			"debt", (json_int_t)cs->debt,
 			"doorbells", (json_int_t)cs->doorbells,
 			"doorbell_cycles", (json_int_t)cs->doorbell_cycles,
-			"rx", one_point_json(cs->rx), "tx", one_point_json(cs->tx),
-			"sched", one_point_json(cs->sched),
+			"over_budget_drop_cycles", (json_int_t)cs->drop_cycles,
+			"rx", one_point_json(cs->rx, cs->doorbell_cycles),
+			"tx", one_point_json(cs->tx, 0),
+			"sched", one_point_json(cs->sched, 0),
 			"drops", drops_json(cs->drops, cs->n_drops)));
 	}
 	sum_tenant(t, &s);
@@ -439,6 +455,11 @@ tenant_stats_json(const Hg__TenantStats *t)
 			 "doorbells", (json_int_t)s.doorbells,
 			 "doorbell_cycles", (json_int_t)s.doorbell_cycles,
 			 "cores", cores, "credits", credits_json(t->credits)));
+	/* what shedding costs: RX's cycles per rx_over_budget drop */
+	json_object_set_new(j, "over_budget_drop_cycles",
+			    json_integer((json_int_t)s.drop_cycles));
+	json_object_set_new(j, "cycles_per_over_budget_drop",
+			    per_packet(s.drop_cycles, s.over_budget));
 	json_object_set_new(j, "classes", classes_json(t));
 	json_object_set_new(j, "darc_updates", json_integer((json_int_t)t->darc_updates));
 	json_object_set_new(j, "workers", workers_json(t->workers));
@@ -448,7 +469,8 @@ tenant_stats_json(const Hg__TenantStats *t)
 static json_t *
 core_stats_json(const Hg__CoreStats *c)
 {
-	return json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "core", (int)c->core,
+	return json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "core", (int)c->core,
+			 "flushes", (json_int_t)c->flushes,
 			 "unattributed_cycles", (json_int_t)c->unattributed_cycles,
 			 "busy_cycles", (json_int_t)c->busy_cycles,
 			 "busy_pmd_cycles", (json_int_t)c->busy_pmd_cycles,
@@ -465,9 +487,9 @@ print_point(const char *name, const struct point_sum *p)
 	printf("  %-6s %12" PRIu64 " pkts %16" PRIu64 " cycles", name, p->packets,
 	       p->cycles);
 	if (p->packets)
-		printf(" %9.1f cyc/pkt (%.1f in the PMD)",
+		printf(" %9.1f cyc/pkt (%.1f in system calls)",
 		       (double)p->cycles / (double)p->packets,
-		       (double)p->nic / (double)p->packets);
+		       (double)(p->nic + p->bells) / (double)p->packets);
 	if (p->throttles || p->unfunded)
 		printf(", throttled %" PRIu64 ", unfunded %" PRIu64, p->throttles,
 		       p->unfunded);
@@ -533,6 +555,9 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 			printf("  doorbells %" PRIu64 " (armed workers woken), %.0f "
 			       "cycles each\n", s.doorbells,
 			       (double)s.doorbell_cycles / (double)s.doorbells);
+		if (s.over_budget)
+			printf("  rx over-budget drops %" PRIu64 ", %.0f cycles each\n",
+			       s.over_budget, (double)s.drop_cycles / (double)s.over_budget);
 		if (t->credits)
 			printf("  credits: pool %" PRIu64 ", issued %" PRId64 ", sessions %u,"
 			       " drained %u, updates sent %" PRIu64 ", D_m %.0f us\n",

@@ -9,6 +9,12 @@
  * kept on this side. The kv workload sends hg-kv's requests (proto/hg_kv.h). Many flows are
  * many sockets, each with its own source port.
  *
+ * --blast makes a load a flood instead: the same datagram from each flow,
+ * sent in bursts as fast as the link takes them, counted but not timed,
+ * from a sender at SCHED_IDLE (bench/isolation's saturating neighbour:
+ * it takes only a CPU that nothing else wants). Over memif its frames are
+ * prebuilt; over sockets it uses sendmmsg and recvmmsg.
+ *
  * One hgload can run several loads at once ("--and" between their
  * options), each with its own sender thread and report, one receiver
  * thread for all: over memif (--memif) they share hgload's one port, as
@@ -24,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -111,6 +118,9 @@ struct load {
 	uint32_t src_ip;	/* --source: our address on the memif link */
 	unsigned flow0;		/* memif: our flows' first in the port's */
 	int rt;			/* --rt: the sender runs SCHED_FIFO */
+	int blast;		/* --blast: a flood, counted, not timed */
+	_Atomic uint64_t blast_got;	/* ... answers it had */
+	uint64_t blast_refused;	/* ... bursts the link did not take whole */
 	pthread_t tid;
 };
 
@@ -507,6 +517,62 @@ realtime(void)
 		die("--rt: cannot run SCHED_FIFO (not root?)");
 }
 
+/* --blast: the sender takes only what nobody else on its CPU wants */
+static void
+idle_priority(void)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) != 0)
+		die("--blast: cannot run SCHED_IDLE");
+}
+
+#define BLAST_BURST 32u
+
+/* One sendmmsg of BLAST_BURST datagrams on flow f's socket; returns how
+ * many the kernel took. */
+static unsigned
+blast_socket(struct load *l, unsigned f, struct mmsghdr *mm)
+{
+	int n = sendmmsg(l->fd[f], mm, BLAST_BURST, 0);
+
+	if (n < (int)BLAST_BURST)
+		l->blast_refused++;
+	return n > 0 ? (unsigned)n : 0;
+}
+
+/* The flood: until the duration is over, bursts from the flows in turn.
+ * l->sent counts what left; nothing is timed, so no request is kept. */
+static void
+blast(struct load *l, uint8_t *payload)
+{
+	struct hg_work_hdr h = { .magic = htonl(HG_WORK_MAGIC) };
+	struct mmsghdr mm[BLAST_BURST];
+	struct iovec iov = { payload, l->size };
+	uint64_t end, sent = 0;
+	unsigned i, f = 0;
+
+	memcpy(payload, &h, sizeof(h));
+	idle_priority();
+	l->t_start = now_ns();
+	end = l->t_start + (uint64_t)(l->duration * 1e9);
+	if (l->memif[0]) {
+		struct hgl_blast b = { .flow0 = l->flow0, .flows = l->flows,
+				       .dport = l->target.sin_port, .payload = payload,
+				       .len = l->size, .end_ns = end };
+
+		sent = hgl_memif_blast(&b, &l->blast_refused);
+	} else {
+		memset(mm, 0, sizeof(mm));
+		for (i = 0; i < BLAST_BURST; i++)
+			mm[i].msg_hdr = (struct msghdr){ .msg_iov = &iov, .msg_iovlen = 1 };
+		for (i = 0; now_ns() < end; i++, f = (f + 1) % l->flows)
+			sent += blast_socket(l, f, mm);
+	}
+	atomic_store(&l->sent, sent);
+	l->t_end = now_ns();
+}
+
 static void *
 sender(void *arg)
 {
@@ -518,6 +584,11 @@ sender(void *arg)
 
 	if (l->memif[0] && hgl_memif_thread() < 0)
 		die("no memory for the sender's mbufs");
+	if (l->blast) {
+		blast(l, payload);
+		atomic_store(&l->sending, 0);
+		return NULL;
+	}
 	if (l->rt)
 		realtime();
 	next = now_ns();
@@ -671,6 +742,10 @@ struct rxset {
 static void
 took(struct rx *x, unsigned f, const uint8_t *p, size_t n)
 {
+	if (x->l->blast) {
+		atomic_fetch_add_explicit(&x->l->blast_got, 1, memory_order_relaxed);
+		return;
+	}
 	x->done++;
 	take_reply(x->l, p, (ssize_t)n, now_ns());
 	if (x->l->credits)
@@ -700,6 +775,30 @@ took_frame(void *arg, unsigned f, uint16_t sport, const uint8_t *p, size_t n)
 	}
 }
 
+/* A blast's answers on flow f's socket, counted, in batches: only how
+ * many came back matters. Bounded: a socket that never runs dry is
+ * left for the next epoll round after 64 batches. */
+static void
+blast_recv(struct load *l, unsigned f)
+{
+	static uint8_t sink[BLAST_BURST][64];
+	struct mmsghdr mm[BLAST_BURST];
+	struct iovec iov[BLAST_BURST];
+	unsigned i, rounds;
+	int n;
+
+	for (i = 0; i < BLAST_BURST; i++) {
+		iov[i] = (struct iovec){ sink[i], sizeof(sink[i]) };
+		mm[i].msg_hdr = (struct msghdr){ .msg_iov = &iov[i], .msg_iovlen = 1 };
+	}
+	for (rounds = 0; rounds < 64; rounds++) {
+		n = recvmmsg(l->fd[f], mm, BLAST_BURST, MSG_DONTWAIT, NULL);
+		if (n <= 0)
+			break;
+		atomic_fetch_add_explicit(&l->blast_got, (uint64_t)n, memory_order_relaxed);
+	}
+}
+
 /* Receives for up to 10 ms. */
 static void
 receive_some(struct rxset *rs)
@@ -718,6 +817,10 @@ receive_some(struct rxset *rs)
 		unsigned f = (unsigned)ev[k].data.u64;
 		ssize_t r;
 
+		if (x->l->blast) {
+			blast_recv(x->l, f);
+			continue;
+		}
 		while ((r = recv(x->l->fd[f], buf, sizeof(buf), 0)) > 0) {
 			take_reply(x->l, buf, r, now_ns());
 			x->done++;
@@ -738,6 +841,8 @@ finished(struct rx *x)
 		return 0;
 	if (x->deadline == 0)
 		x->deadline = now_ns() + (uint64_t)l->timeout_ms * 1000000u;
+	if (l->blast)		/* its answers are counted until the timeout */
+		return now_ns() >= x->deadline;
 	return now_ns() >= x->deadline ||
 	       x->done - l->invalid - atomic_load(&l->credit_msgs) >=
 		       atomic_load(&l->sent) - atomic_load(&l->send_errors) - l->shed;
@@ -911,6 +1016,46 @@ flows_answered_json(const struct load *l)
 	return json_pack("{s:I, s:I}", "min", (json_int_t)lo, "max", (json_int_t)hi);
 }
 
+/* A blast's report: what it offered and what came back; the latency
+ * fields are there (zero) so that readers of one load read the other. */
+static void
+report_blast(const struct load *l, json_t *many)
+{
+	double secs = (double)(l->t_end - l->t_start) / 1e9;
+	uint64_t sent = atomic_load(&l->sent), got = atomic_load(&l->blast_got);
+	json_t *j;
+	char *out;
+
+	if (!l->json) {
+		printf("hgload %s: blast for %.1f s, %u flows, %u B: sent %lu (%.0f/s), "
+		       "answered %lu (%.0f/s), bursts refused %lu\n", l->target_str,
+		       secs, l->flows, l->size, (unsigned long)sent,
+		       secs > 0 ? sent / secs : 0.0, (unsigned long)got,
+		       secs > 0 ? got / secs : 0.0, (unsigned long)l->blast_refused);
+		return;
+	}
+	j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:i, s:i, s:I, "
+		      "s:{s:f, s:f, s:f, s:f, s:f}}",
+		      "mode", "blast", "target", l->target_str,
+		      "sent", (json_int_t)sent, "received", (json_int_t)got,
+		      "lost", (json_int_t)(sent > got ? sent - got : 0),
+		      "send_errors", (json_int_t)0, "rejected", (json_int_t)0,
+		      "throughput_rps", secs > 0 ? got / secs : 0.0,
+		      "offered_rps", secs > 0 ? sent / secs : 0.0,
+		      "elapsed_s", secs, "flows", (int)l->flows, "size", (int)l->size,
+		      "bursts_refused", (json_int_t)l->blast_refused,
+		      "latency_us", "p50", 0.0, "p99", 0.0, "p999", 0.0, "mean", 0.0,
+		      "max", 0.0);
+	if (many) {
+		json_array_append_new(many, j);
+		return;
+	}
+	out = json_dumps(j, JSON_INDENT(2));
+	puts(out);
+	free(out);
+	json_decref(j);
+}
+
 /* The load's report: a table, or its JSON object, printed, or appended
  * to many (several loads: one array). */
 static void
@@ -1012,6 +1157,9 @@ usage(int code)
 		"              [--memif SOCKET [--source IP]]  (frames over a memif"
 		" port of its own, not the kernel)\n"
 		"              [--rt]  (the sender runs SCHED_FIFO)\n"
+		"              [--blast]  (a flood: bursts as fast as the link takes"
+		" them, from a SCHED_IDLE\n"
+		"               sender, counted, not timed; --rate is not used)\n"
 		"              [--and OPTIONS...]  (another load at once: its own"
 		" options, the first's --memif;\n"
 		"               with --json, an array of reports in order)\n");
@@ -1067,6 +1215,7 @@ parse_args(struct load *l, int argc, char **argv)
 		{ "memif", required_argument, NULL, 'M' },
 		{ "source", required_argument, NULL, 'I' },
 		{ "rt", no_argument, NULL, 'R' },
+		{ "blast", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1107,14 +1256,21 @@ parse_args(struct load *l, int argc, char **argv)
 				  die("--source '%s' is not an IPv4 address", optarg);
 			  break;
 		case 'R': l->rt = 1; break;
+		case 'B': l->blast = 1; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
 	}
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);
+	if (l->blast && l->rate == 0)
+		l->rate = 1;	/* not used: the flood is as fast as the link */
 	if (l->target_str[0] == '\0' || l->rate == 0 || l->duration == 0)
 		usage(2);
+	if (l->blast && (l->rpc || l->rt))
+		die("--blast is a raw flood: not with --rpc, --credits or --rt");
+	if (l->blast && l->flows > HGL_BLAST_FLOWS)
+		die("--blast takes at most %u flows", HGL_BLAST_FLOWS);
 	parse_workload(l, workload);
 	if (l->rpc && !l->kv && l->size < HG_RPC_HDR_LEN + sizeof(struct hg_work_hdr))
 		die("--size must be at least %zu with --rpc or --credits",
@@ -1187,8 +1343,12 @@ main(int argc, char **argv)
 		pthread_join(ls[k].tid, NULL);
 	if (n > 1 && ls[0].json)
 		many = json_array();
-	for (k = 0; k < n; k++)
-		report(&ls[k], many);
+	for (k = 0; k < n; k++) {
+		if (ls[k].blast)
+			report_blast(&ls[k], many);
+		else
+			report(&ls[k], many);
+	}
 	if (many) {
 		char *out = json_dumps(many, JSON_INDENT(2));
 

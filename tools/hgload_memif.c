@@ -364,19 +364,16 @@ hgl_memif_open(const struct hgl_memif_cfg *c, char *err, size_t n)
 	return 0;
 }
 
-int
-hgl_memif_send(unsigned f, uint16_t dport, const void *payload, size_t len)
+/* Writes flow f's Ethernet/IPv4/UDP frame to dport (network order) with
+ * payload into m. */
+static void
+build_frame(struct rte_mbuf *m, unsigned f, uint16_t dport, const void *payload,
+	    size_t len)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(txpool ? txpool : mf.pool);
-	struct rte_ether_hdr *e;
-	struct rte_ipv4_hdr *ip;
-	struct rte_udp_hdr *u;
+	struct rte_ether_hdr *e = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(e + 1);
+	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(ip + 1);
 
-	if (m == NULL)
-		return -1;
-	e = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	ip = (struct rte_ipv4_hdr *)(e + 1);
-	u = (struct rte_udp_hdr *)(ip + 1);
 	e->dst_addr = mf.peer;
 	e->src_addr = mf.mac;
 	e->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
@@ -395,8 +392,63 @@ hgl_memif_send(unsigned f, uint16_t dport, const void *payload, size_t len)
 	};
 	memcpy(u + 1, payload, len);
 	m->data_len = m->pkt_len = (uint32_t)(sizeof(*e) + sizeof(*ip) + sizeof(*u) + len);
+}
+
+int
+hgl_memif_send(unsigned f, uint16_t dport, const void *payload, size_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(txpool ? txpool : mf.pool);
+
+	if (m == NULL)
+		return -1;
+	build_frame(m, f, dport, payload, len);
 	txb.m[txb.n++] = m;
 	return txb.n == TX_BATCH ? (int)hgl_memif_flush() : 0;
+}
+
+/* One burst of the blast: the frames' references are raised first, as
+ * the PMD drops one for each frame it copies into the ring; the ones it
+ * refused are dropped here. Returns the frames sent. */
+static unsigned
+blast_burst(struct rte_mbuf **burst)
+{
+	unsigned i, sent;
+
+	for (i = 0; i < TX_BATCH; i++)
+		rte_mbuf_refcnt_update(burst[i], 1);
+	pthread_mutex_lock(&mf.tx_lock);
+	sent = rte_eth_tx_burst(mf.port, 0, burst, TX_BATCH);
+	pthread_mutex_unlock(&mf.tx_lock);
+	for (i = sent; i < TX_BATCH; i++)
+		rte_mbuf_refcnt_update(burst[i], -1);
+	return sent;
+}
+
+uint64_t
+hgl_memif_blast(const struct hgl_blast *b, uint64_t *refused)
+{
+	struct rte_mbuf *frame[HGL_BLAST_FLOWS], *burst[TX_BATCH];
+	unsigned nf = RTE_MIN(b->flows, HGL_BLAST_FLOWS), i, k, off = 0;
+	uint64_t sent = 0, polls = 0;
+
+	*refused = 0;
+	if (nf == 0 || rte_pktmbuf_alloc_bulk(txpool ? txpool : mf.pool, frame, nf) != 0)
+		return 0;
+	for (i = 0; i < nf; i++)
+		build_frame(frame[i], b->flow0 + i, b->dport, b->payload, b->len);
+	/* the clock every 64 bursts: a few ns per burst, not per frame */
+	while (polls++ % 64 != 0 || hgl_memif_now_ns() < b->end_ns) {
+		/* the flows in turn, a burst's worth each time */
+		for (i = 0; i < TX_BATCH; i++)
+			burst[i] = frame[(off + i) % nf];
+		off = (off + TX_BATCH) % nf;
+		k = blast_burst(burst);
+		sent += k;
+		if (k < TX_BATCH)
+			(*refused)++;
+	}
+	rte_pktmbuf_free_bulk(frame, nf);
+	return sent;
 }
 
 void

@@ -36,6 +36,20 @@ int hgl_memif_thread(void);
  * hgl_memif_flush. Returns the datagrams a full batch could not send
  * (the ring stayed full), or -1 if there was no buffer for this one. */
 int hgl_memif_send(unsigned f, uint16_t dport, const void *payload, size_t len);
+/* A blast (hgload --blast): the same datagram from each of flows flows,
+ * as fast as the ring takes them, until end_ns (hgl_memif_now_ns). */
+#define HGL_BLAST_FLOWS 64u	/* prebuilt frames at most: one per flow */
+struct hgl_blast {
+	unsigned flow0, flows;
+	uint16_t dport;		/* network order */
+	const void *payload;
+	size_t len;
+	uint64_t end_ns;
+};
+/* Sends prebuilt frames in bursts from the calling thread (after
+ * hgl_memif_thread): nothing is built or allocated per datagram. Returns
+ * the frames the ring took; *refused: the bursts it did not take whole. */
+uint64_t hgl_memif_blast(const struct hgl_blast *b, uint64_t *refused);
 /* Sends the calling thread's batch; returns the datagrams dropped. */
 unsigned hgl_memif_flush(void);
 /* Takes what arrived (answering ARP) for at most max_ns, calling

@@ -32,13 +32,16 @@ def test_tenant_lifecycle_and_json(daemon):
     st = daemon.stats("life")
     assert st["tsc_hz"] > 0 and st["tenants"][0]["name"] == "life"
     core = st["tenants"][0]["cores"][0]
-    assert set(core) == {"core", "budget", "debt", "doorbells", "doorbell_cycles", "rx", "tx", "sched", "drops"}
+    assert set(core) == {"core", "budget", "debt", "doorbells", "doorbell_cycles",
+                         "over_budget_drop_cycles", "rx", "tx", "sched", "drops"}
     assert set(core["rx"]) == {"cycles", "nic_cycles", "packets", "cycles_per_packet",
+                               "syscall_cycles", "syscall_cycles_per_packet",
                                "throttles", "unfunded"}
     assert 0 < core["budget"] <= 9001 and core["debt"] == 0
     total = st["tenants"][0]["total"]
     assert {"cycles", "budget", "debt", "over_budget_drops", "doorbells"} <= set(total)
-    assert "unattributed_cycles" in st["cores"][0]
+    assert {"over_budget_drop_cycles", "cycles_per_over_budget_drop"} <= set(st["tenants"][0])
+    assert {"unattributed_cycles", "flushes"} <= set(st["cores"][0])
     assert "rx" in daemon.hgctl("stats").stdout
     daemon.hgctl("tenant", "del", "life")
     assert "life" not in daemon.tenants()

@@ -50,6 +50,25 @@ Test(refill, debt_is_repaid_before_the_tenant_is_funded_again)
 	cr_assert_lt(hg_budget_left(&b, 0, 15000, 5), 0);
 }
 
+/* RX's shedding is billed to the shed tenant's debt, never past one
+ * quantum below zero: a flood pays for being dropped, and is funded again
+ * within quantum / rate cycles of its end. */
+Test(refill, shedding_goes_to_the_debt_within_one_quantum)
+{
+	struct hg_budget b = { .granted = 1000, .consumed = 0, .last = 1 };
+
+	hg_budget_charge_debt(&b, 600, 5000);
+	cr_assert_eq((int64_t)(b.granted - b.consumed), 400, "charged in full while funded");
+	hg_budget_charge_debt(&b, 3000, 5000);
+	cr_assert_eq((int64_t)(b.granted - b.consumed), -2600, "into debt");
+	hg_budget_charge_debt(&b, 100000, 5000);
+	cr_assert_eq((int64_t)(b.granted - b.consumed), -5000, "no deeper than the quantum");
+	hg_budget_charge_debt(&b, 7, 5000);
+	cr_assert_eq((int64_t)(b.granted - b.consumed), -5000, "at the floor nothing more");
+	/* refill alone brings it back: 0.5 of each cycle after 20,000 */
+	cr_assert_gt(hg_budget_left(&b, HG_RATE_ONE / 2, 15000, 1 + 20000), 0);
+}
+
 Test(refill, the_core_tops_up_by_itself_between_ticks)
 {
 	uint64_t rate = hg_budget_rate(B, 1, 2);	/* 0.425 per cycle */
