@@ -11,7 +11,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "integration"))
-from hg import BIN, DAEMON_IP, Daemon, Netns, memif_daemon  # noqa: E402,F401
+from hg import BIN, DAEMON_IP, Daemon, Netns, Sink, memif_daemon  # noqa: E402,F401
 
 OUT = os.path.join(HERE, "out")
 APP_CPUS = "0"
@@ -79,10 +79,13 @@ class Bench:
 
 
 def hgload_args(port, rate, duration, flows=1, size=64, workload="fixed:0",
-                mode="none", slo_us=None):
+                mode="none", slo_us=None, blast=False):
     """One load's options. mode: none, rpc (RPC header, credits ignored)
-    or credits (obeyed)."""
+    or credits (obeyed); blast: a flood of prebuilt frames from a
+    SCHED_IDLE sender, counted, not timed (rate unused)."""
     extra = {"none": [], "rpc": ["--rpc"], "credits": ["--credits"]}[mode]
+    if blast:
+        extra += ["--blast"]
     if mode != "none":
         size = max(size, 64)
     if slo_us:

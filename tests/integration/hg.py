@@ -202,6 +202,31 @@ class Echo:
         return self.proc.returncode
 
 
+class Sink:
+    """An app (hg-idle) that binds its port and never reads: every
+    datagram to it is work for RX alone (an RX-only flood). Its tenant
+    is PREFIX0, as hg-idle names them."""
+
+    def __init__(self, daemon, prefix, port, cpus="0"):
+        self.proc = subprocess.Popen(
+            ["taskset", "-c", cpus, os.path.join(BIN, "hg-idle"), "--ctl", daemon.app_ctl,
+             "--prefix", prefix, "--count", "1", "--first-port", str(port),
+             "--seconds", "120"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        line = self.proc.stdout.readline()
+        if "ready" not in line:
+            self.stop()
+            raise RuntimeError(f"hg-idle did not start: {line}")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
 def udp_roundtrip(sock, port, payload, tries=3, timeout=1.0):
     """Sends payload to the daemon's port; returns the reply or None."""
     sock.settimeout(timeout)

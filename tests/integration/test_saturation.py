@@ -9,33 +9,9 @@ import subprocess
 
 import pytest
 
-from hg import BIN, DAEMON_IP, memif_daemon
+from hg import BIN, DAEMON_IP, Sink, memif_daemon
 
 VICTIM, SINK = 7300, 7400
-
-
-class Sink:
-    """An app that binds its port and never reads: every datagram to it
-    is work for RX alone (an RX-only flood)."""
-
-    def __init__(self, daemon, prefix, port):
-        self.proc = subprocess.Popen(
-            ["taskset", "-c", "0", os.path.join(BIN, "hg-idle"), "--ctl", daemon.app_ctl,
-             "--prefix", prefix, "--count", "1", "--first-port", str(port),
-             "--seconds", "120"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        line = self.proc.stdout.readline()
-        if "ready" not in line:
-            self.stop()
-            raise RuntimeError(f"hg-idle did not start: {line}")
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
 
 
 @pytest.fixture(scope="module")
