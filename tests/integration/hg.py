@@ -143,6 +143,18 @@ def memif_daemon(tag, extra=(), mac=None):
     return d
 
 
+def stop_proc(proc, sig=signal.SIGTERM, timeout=10):
+    """Asks a child to stop (sig), kills it after timeout; its exit code."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.returncode
+
+
 class Bridge:
     """hg-memif-bridge between the test network's veth and a memif
     daemon: the namespace's sockets and raw frames reach the daemon
@@ -162,13 +174,7 @@ class Bridge:
             raise RuntimeError(f"hg-memif-bridge did not start: {said}")
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_proc(self.proc)
         self.proc.stdout.close()
         if os.path.exists(self.log):
             self.said = open(self.log).read()     # for the sanitizers' verdict
@@ -192,14 +198,7 @@ class Echo:
             raise RuntimeError(f"hg-echo did not start: {line}{self.proc.stdout.read()}")
 
     def stop(self, sig=signal.SIGTERM):
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        return self.proc.returncode
+        return stop_proc(self.proc, sig)
 
 
 class Sink:
@@ -218,13 +217,7 @@ class Sink:
             raise RuntimeError(f"hg-idle did not start: {line}")
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        return stop_proc(self.proc)
 
 
 def udp_roundtrip(sock, port, payload, tries=3, timeout=1.0):
