@@ -208,7 +208,7 @@ neigh_check(struct hg_dp *dp, struct hg_fp_core *c, uint32_t ip,
 /* Handles one frame. Returns the tenant it worked for or -1 (*shed: the
  * frame was an over-budget drop); frames to be answered (ARP, ICMP, RPC
  * rejects, a neighbour check) are rewritten in place or built and added
- * to out, at most two per frame, *reply_t the tenant they are for. Neighbours are
+ * to out, at most two per frame. Neighbours are
  * learned as DESIGN's rule says (dp.h): from ARP replies we asked for,
  * and from datagrams to a bound port only where we know no MAC yet. */
 static int
@@ -282,17 +282,17 @@ hg_fp_bells(struct hg_dp *dp, struct hg_fp_core *c)
 		unsigned t = c->bell[i].tenant;
 		struct hg_fp_tenant *ft = &c->t[t];
 
-		if (!hg_bell_ring(&dp->tenant[t], c->bell[i].ctx)) {
-			t1 = rte_rdtsc();
-			c->unattributed += t1 - t0;
-			t0 = t1;
-			continue;
-		}
+		int rang = hg_bell_ring(&dp->tenant[t], c->bell[i].ctx);
+
 		t1 = rte_rdtsc();
-		rung++;
-		ft->doorbells++;
-		ft->doorbell_cycles += t1 - t0;
-		hg_charge(ft, HG_PT_RX, t1 - t0, 0, protect && hg_funded(dp, c, t));
+		if (rang) {
+			rung++;
+			ft->doorbells++;
+			ft->doorbell_cycles += t1 - t0;
+			hg_charge(ft, HG_PT_RX, t1 - t0, 0, protect && hg_funded(dp, c, t));
+		} else {
+			c->unattributed += t1 - t0;
+		}
 		t0 = t1;
 	}
 	c->n_bell = 0;
