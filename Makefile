@@ -131,16 +131,18 @@ $(BIN)/hgctl: $(OBJ)/tools/hgctl.o $(PROTO_O)
 	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lprotobuf-c -ljansson
 
 # hgload: kernel sockets, or its own net_memif port (--memif) through DPDK
-$(BIN)/hgload: $(OBJ)/tools/hgload.o $(OBJ)/tools/hgload_memif.o $(OBJ)/tools/tool_eal.o
+$(BIN)/hgload: $(OBJ)/tools/hgload.o $(OBJ)/tools/hgload_memif.o $(OBJ)/tools/tool_eal.o \
+		$(OBJ)/tools/rx_map.o
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(DPDK_LIBS) -ljansson -lpthread -lm
 
 # the tests' memif cable: kernel sockets to a net_memif daemon
-$(BIN)/hg-memif-bridge: $(OBJ)/tools/hg_memif_bridge.o $(OBJ)/tools/tool_eal.o
+$(BIN)/hg-memif-bridge: $(OBJ)/tools/hg_memif_bridge.o $(OBJ)/tools/tool_eal.o \
+		$(OBJ)/tools/rx_map.o
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(DPDK_LIBS)
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(DPDK_LIBS) -ljansson
 
 $(BIN)/hg-echo: $(OBJ)/tools/hg_echo.o $(LIB)/libhgclient.a
 	@mkdir -p $(dir $@)
@@ -219,7 +221,7 @@ integration: all $(HOSTILE)
 # The whole tree is built again with clang into build/fuzz; each target
 # runs on its seed corpus (tests/fuzz/seeds/NAME, kept small, in the tree)
 # and writes what it finds into build/fuzz/corpus/NAME, never the tree.
-FUZZ_NAMES   := parse desc rpc ctl_frame ctl_conn tenant_cfg conf_file
+FUZZ_NAMES   := parse desc rpc ctl_frame ctl_conn tenant_cfg conf_file rx_map
 FUZZ_FLAGS   := -fsanitize=fuzzer-no-link,address,undefined \
 		-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LINK    := $(FASTPATH_O) $(filter-out $(OBJ)/slowpath/main.o,$(SLOWPATH_O)) \
@@ -231,6 +233,9 @@ FUZZ_SHORT   ?= 20
 $(BUILD)/fuzz_%: $(OBJ)/tests/fuzz/fuzz_%.o $(FUZZ_LINK)
 	$(call say,LD,$@)
 	$(Q)$(CC) -fsanitize=fuzzer,address,undefined $^ -o $@ $(DPDK_LIBS) $(EXT_LIBS)
+
+# the memif peers' map (tools/rx_map.c)
+$(BUILD)/fuzz_rx_map: $(OBJ)/tools/rx_map.o
 
 fuzz-targets: $(FUZZ_BIN)
 

@@ -46,10 +46,29 @@ hg_dp_new(uint32_t n_cores)
 		if (dp->core[i].t == NULL)
 			goto fail;
 	}
+	hg_dp_set_rxq(dp, HG_RX_SHARED, 1);
 	return dp;
 fail:
 	hg_dp_free(dp);
 	return NULL;
+}
+
+void
+hg_dp_set_rxq(struct hg_dp *dp, enum hg_rx_steer steer, uint32_t per_core)
+{
+	uint32_t c, g;
+
+	dp->rx_steer = (uint32_t)steer;
+	dp->rxq_per_core = per_core;
+	for (c = 0; c < dp->n_cores; c++) {
+		struct hg_fp_core *fc = &dp->core[c];
+
+		fc->n_rxq = per_core;
+		for (g = 0; g < per_core; g++)
+			fc->rxq[g] = (struct hg_rxq){
+				.id = (uint16_t)(c * per_core + g),
+				.group = (uint16_t)g, .unfunded = -1 };
+	}
 }
 
 void

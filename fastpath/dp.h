@@ -30,7 +30,8 @@
 #include "tset.h"
 
 #define HG_BATCH        32u
-#define HG_RX_BURSTS    2u	/* RX bursts per pass while they come full */
+#define HG_RX_BURSTS    2u	/* RX bursts per pass, over all its queues */
+#define HG_MAX_RXQ      8u	/* RX queues per fast-path core */
 #define HG_PEND_SIZE    256u	/* validated TX descriptors per tenant and core */
 /* Frames a pass may stage for the NIC (xmit.h): SCHED's batch, two replies
  * per received frame over the pass's bursts, a scan's credit updates. A
@@ -41,6 +42,25 @@
 #define HG_NAME_MAX     32u
 
 enum hg_point { HG_PT_RX, HG_PT_TX, HG_PT_SCHED, HG_PT_N };
+
+/* How datagrams reach a core's RX queues (port.c): all tenants in one
+ * queue per core; or one queue per tenant group, steered by the memif
+ * peer from the map `hgctl tenant list` shows, or by the NIC's rte_flow
+ * rules (flow_rules.c). */
+enum hg_rx_steer { HG_RX_SHARED, HG_RX_PEER, HG_RX_FLOW };
+
+/* One of a core's RX queues. Where tenants have queues of their own, RX
+ * polls a queue that last brought only an out-of-budget tenant's
+ * datagrams after the others (rx.c): that tenant is remembered here and
+ * its budget looked at again on every pass, so the queue is polled first
+ * again as soon as the tenant is refilled. */
+struct hg_rxq {
+	uint16_t id;			/* queue id on the port */
+	uint16_t group;			/* the tenants' rx-queue it carries */
+	int32_t unfunded;		/* that tenant, or -1 */
+	uint64_t pkts;			/* received on it */
+	uint64_t deferred;		/* passes it waited out, unfunded */
+};
 
 enum hg_tenant_state { HG_TENANT_FREE, HG_TENANT_ACTIVE, HG_TENANT_DYING };
 enum hg_idle_mode { HG_IDLE_POLL, HG_IDLE_YIELD, HG_IDLE_SLEEP };
@@ -162,6 +182,9 @@ struct hg_fp_core {
 	uint64_t rng;			/* for splitting slack by weight */
 	uint64_t burst;			/* RX bursts so far */
 	uint64_t now;			/* TSC at the start of this pass */
+	uint32_t n_rxq;			/* RX queues this core polls */
+	uint32_t rxq_rr;		/* the queue polled first */
+	struct hg_rxq rxq[HG_MAX_RXQ];
 	struct hg_sessions *sess;	/* RPC sessions seen on this core */
 	uint32_t n_bell;		/* contexts delivered to this pass */
 	struct hg_bell bell[HG_BELLS];
@@ -192,6 +215,11 @@ struct hg_dp {
 	struct rte_ether_addr mac;
 	volatile int quit;
 	struct hg_live live;
+	uint32_t rx_steer;		/* enum hg_rx_steer, set before start */
+	uint32_t rxq_per_core;		/* 1 with HG_RX_SHARED */
+	uint32_t rxq_tenants[HG_MAX_RXQ];	/* active tenants per rx-queue,
+						 * atomic: a queue of one tenant
+						 * delays nobody else */
 	uint32_t tstate[HG_MAX_TENANTS];	/* enum hg_tenant_state, atomic */
 	struct hg_tset active;		/* tenants while ACTIVE (hg_aset_) */
 	uint32_t n_active;		/* members of active, atomic */
@@ -286,6 +314,9 @@ unsigned hg_rpc_scan(struct hg_dp *dp, struct hg_fp_core *c);
 void hg_rpc_forget_tenant(struct hg_fp_core *c, int t);
 
 /* The daemon state for n_cores fast-path cores, zeroed (dp.c). */
+/* The port's RX layout, before the cores start: core c polls queues
+ * c x per_core .. c x per_core + per_core - 1, one per rx-queue group. */
+void hg_dp_set_rxq(struct hg_dp *dp, enum hg_rx_steer steer, uint32_t per_core);
 struct hg_dp *hg_dp_new(uint32_t n_cores);
 void hg_dp_free(struct hg_dp *dp);
 

@@ -56,6 +56,8 @@ struct rx_gate {
 				 * burst's start (known once it matters) or a
 				 * datagram in this burst */
 	int pend_checked;	/* funded_busy looked at the pending ones */
+	int funded_seen;	/* a funded tenant's datagram was billed */
+	int unfunded;		/* the last unfunded tenant billed, or -1 */
 };
 
 /* Was tenant t funded when the burst first met it? Budgets are read once
@@ -303,7 +305,7 @@ hg_fp_bells(struct hg_dp *dp, struct hg_fp_core *c)
  * tenant's budget; a shed datagram's to its debt, within one quantum
  * (budget.h), so shedding a flood is paid by the flood. */
 static void
-rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, const struct rx_gate *g,
+rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
 	unsigned t, uint64_t cycles, uint64_t nic, int shed)
 {
 	struct hg_fp_tenant *ft = &c->t[t];
@@ -311,6 +313,9 @@ rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, const struct rx_gate *g,
 
 	hg_charge(ft, HG_PT_RX, cycles, 1, billed);
 	ft->unfunded[HG_PT_RX] += g->protect && !billed;
+	g->funded_seen |= billed;
+	if (g->protect && !billed)
+		g->unfunded = (int)t;
 	ft->nic_cycles[HG_PT_RX] += nic;
 	if (shed) {
 		ft->drop_cycles += cycles;
@@ -320,16 +325,26 @@ rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, const struct rx_gate *g,
 	hg_touch(c, t);
 }
 
+/* Does the burst's queue carry more than one tenant? A full burst from a
+ * queue of its own delays only that tenant's datagrams. */
+static int
+rxq_shared(const struct hg_dp *dp, const struct hg_fp_core *c,
+	   const struct hg_rxq *q)
+{
+	return c->n_rxq == 1 ||
+	       __atomic_load_n(&dp->rxq_tenants[q->group], __ATOMIC_RELAXED) > 1;
+}
+
 static unsigned
-rx_burst(struct hg_dp *dp, struct hg_fp_core *c)
+rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q)
 {
 	struct rte_mbuf *pkts[HG_BATCH], *replies[2 * HG_BATCH];
 	uint64_t t0 = rte_rdtsc(), t, now, share;
 	unsigned i, n, n_rep = 0, rep0;
-	struct rx_gate g = { 0 };
+	struct rx_gate g = { .unfunded = -1 };
 	int tenant, shed;
 
-	n = rte_eth_rx_burst(dp->port_id, c->idx, pkts, HG_BATCH);
+	n = rte_eth_rx_burst(dp->port_id, q->id, pkts, HG_BATCH);
 	t = rte_rdtsc();
 	c->pmd_cycles += t - t0;
 	if (n == 0) {
@@ -337,12 +352,13 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c)
 		return 0;
 	}
 	c->rx_pkts += n;
+	q->pkts += n;
 	c->burst++;
 	if (hg_protecting(dp)) {
 		g.protect = 1;
 		g.drop = __atomic_load_n(&dp->live.rx_drop, __ATOMIC_RELAXED) != 0 &&
 			 __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) >= 2;
-		g.full = n == HG_BATCH;
+		g.full = n == HG_BATCH && rxq_shared(dp, c, q);
 	}
 	/* the burst's NIC cost belongs to its packets: split it evenly */
 	share = (t - t0) / n;
@@ -365,23 +381,72 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c)
 				   burst_funded(dp, c, (unsigned)tenant));
 		t = now;
 	}
+	/* the queue's place in the next passes (hg_fp_rx) */
+	if (g.funded_seen)
+		q->unfunded = -1;
+	else if (g.unfunded >= 0)
+		q->unfunded = g.unfunded;
 	return n;
+}
+
+/* Is q's last out-of-budget tenant still out of budget? Looked at on
+ * every pass, so a queue waits behind the others only while it does. */
+static int
+rxq_unfunded(const struct hg_dp *dp, struct hg_fp_core *c,
+	     const struct hg_rxq *q)
+{
+	return q->unfunded >= 0 && !hg_funded(dp, c, (unsigned)q->unfunded);
+}
+
+/* Bursts from one queue while they come back full, out of the pass's
+ * *left; returns the datagrams. */
+static unsigned
+rx_drain(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q,
+	 unsigned *left)
+{
+	unsigned n, total = 0;
+
+	while (*left > 0) {
+		--*left;
+		n = rx_burst(dp, c, q);
+		total += n;
+		if (n < HG_BATCH)
+			break;
+	}
+	return total;
 }
 
 /* Up to HG_RX_BURSTS bursts per pass while they come back full: the NIC
  * queue must drain faster than SCHED serves, so that under overload the
  * backlog forms after attribution, where drops follow the tenants' budgets
- * (over budget, ring full) instead of the NIC dropping blindly. */
+ * (over budget, ring full) instead of the NIC dropping blindly.
+ *
+ * Where tenants have queues of their own (DESIGN §3), RX polls them in
+ * budget order: queues of funded tenants first, round robin, and a queue
+ * whose tenant is out of budget only when none of them had a datagram,
+ * so a flood waits in its own queue, not in front of a victim's. */
 unsigned
 hg_fp_rx(struct hg_dp *dp, struct hg_fp_core *c)
 {
-	unsigned i, n, total = 0;
+	unsigned k, i, left = HG_RX_BURSTS, total = 0, later = 0;
+	int order = c->n_rxq > 1 && hg_protecting(dp);
 
-	for (i = 0; i < HG_RX_BURSTS; i++) {
-		n = rx_burst(dp, c);
-		total += n;
-		if (n < HG_BATCH)
-			break;
+	for (k = 0; k < c->n_rxq && left > 0; k++) {
+		i = (c->rxq_rr + k) % c->n_rxq;
+		if (order && rxq_unfunded(dp, c, &c->rxq[i]))
+			later |= 1u << i;
+		else
+			total += rx_drain(dp, c, &c->rxq[i], &left);
 	}
+	for (k = 0; later != 0 && k < c->n_rxq; k++) {
+		i = (c->rxq_rr + k) % c->n_rxq;
+		if (!(later & (1u << i)))
+			continue;
+		if (total == 0 && left > 0)
+			total += rx_drain(dp, c, &c->rxq[i], &left);
+		else
+			c->rxq[i].deferred++;
+	}
+	c->rxq_rr++;
 	return total;
 }

@@ -56,7 +56,11 @@ static const struct setting settings[] = {
 	{ "config", T_STR, 0, FIELD(config), 0, 0, 0, 0, NULL, "",
 	  "settings file: one 'key value' per line" },
 	{ "fp-cores", T_UINT, 0, FIELD(fp_cores), 1, HG_MAX_FP_CORES, 0, 0,
-	  NULL, "1", "fast-path cores, one RX/TX queue pair each" },
+	  NULL, "1", "fast-path cores, one TX queue and --rx-queues RX queues each" },
+	{ "rx-queues", T_UINT, 0, FIELD(rx_queues), 1, HG_MAX_RXQ, 0, 0, NULL,
+	  "1", "RX queues per fast-path core: above 1, tenants get queues of "
+	  "their own (rx-queue) where the link steers (a memif peer that "
+	  "reads the map, a NIC's rte_flow); af_packet and tap share one" },
 	{ "refill-ns", T_UINT, 1, FIELD(refill_ns), 100, 1000000000, 0, 0,
 	  NULL, "1000", "budget refill period (ns)" },
 	{ "tick-us", T_UINT, 1, FIELD(tick_us), 1, 1000, 0, 0, NULL, "10",

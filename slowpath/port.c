@@ -1,18 +1,84 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The Ethernet port: one RX/TX queue pair per fast-path core.
+ * The Ethernet port: one TX queue per fast-path core and --rx-queues RX
+ * queues each. Above one, tenants get RX queues of their own where the
+ * link can steer by UDP port (DESIGN §3): a memif peer steers itself from
+ * the map `hgctl tenant list` shows, a NIC takes rte_flow rules
+ * (flow_rules.c). af_packet and tap cannot: the kernel hands the daemon
+ * one stream per queue pair, so their tenants share one queue per core.
  */
+#include <string.h>
+
 #include <rte_ethdev.h>
 
+#include "config.h"
+#include "flow_rules.h"
 #include "log.h"
 #include "port.h"
+
+static const char *const steer_names[] = {
+	[HG_RX_SHARED] = "shared queue",
+	[HG_RX_PEER] = "memif peer",
+	[HG_RX_FLOW] = "rte_flow",
+};
+
+const char *
+hg_port_steering(const struct hg_dp *dp)
+{
+	return steer_names[dp->rx_steer];
+}
+
+static enum hg_rx_steer
+steer_of(const char *driver)
+{
+	if (strcmp(driver, "net_memif") == 0)
+		return HG_RX_PEER;
+	if (strcmp(driver, "net_af_packet") == 0 || strcmp(driver, "net_tap") == 0)
+		return HG_RX_SHARED;
+	return HG_RX_FLOW;
+}
+
+static int
+setup_queues(uint16_t port, uint16_t nrx, uint16_t ntx, struct rte_mempool *pool)
+{
+	struct rte_eth_conf conf = { 0 };
+	uint16_t rxd = 1024, txd = 1024, q;
+	int rc, sock = rte_eth_dev_socket_id(port);
+
+	rc = rte_eth_dev_configure(port, nrx, ntx, &conf);
+	if (rc == 0)
+		rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &rxd, &txd);
+	for (q = 0; rc == 0 && q < nrx; q++)
+		rc = rte_eth_rx_queue_setup(port, q, rxd, sock, NULL, pool);
+	for (q = 0; rc == 0 && q < ntx; q++)
+		rc = rte_eth_tx_queue_setup(port, q, txd, sock, NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(port);
+	return rc;
+}
+
+/* Where the NIC refuses queue rules, one queue per core again. */
+static int
+probe_flow(struct hg_dp *dp, uint16_t port, struct rte_mempool *pool)
+{
+	char why[128];
+
+	if (dp->rx_steer != HG_RX_FLOW || hg_flow_probe(dp, why, sizeof(why)) == 0)
+		return 0;
+	HG_LOG(WARNING, "port %u refuses rte_flow queue rules (%s): "
+	       "tenants share one RX queue per core", port, why);
+	hg_dp_set_rxq(dp, HG_RX_SHARED, 1);
+	rte_eth_dev_stop(port);
+	return setup_queues(port, (uint16_t)dp->n_cores, (uint16_t)dp->n_cores, pool);
+}
 
 int
 hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 {
-	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
-	uint16_t port, nrx = 1024, ntx = 1024, q, nq = dp->n_cores;
+	uint16_t port;
+	uint32_t nq = dp->n_cores, nrx, per_core;
+	enum hg_rx_steer steer;
 	int rc;
 
 	if (rte_eth_dev_count_avail() == 0) {
@@ -25,34 +91,40 @@ hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 	rc = rte_eth_dev_info_get(port, &info);
 	if (rc < 0)
 		return rc;
-	if (nq > info.max_rx_queues || nq > info.max_tx_queues) {
-		HG_LOG(ERR, "port %u (%s) has %u queue pairs, --fp-cores wants %u "
-		       "(for net_af_packet add qpairs=%u)", port, info.driver_name,
-		       RTE_MIN(info.max_rx_queues, info.max_tx_queues), nq, nq);
+	steer = steer_of(info.driver_name);
+	per_core = (uint32_t)hg_cfg.rx_queues;
+	if (per_core > 1 && steer == HG_RX_SHARED) {
+		HG_LOG(WARNING, "%s cannot steer by UDP port: --rx-queues %u "
+		       "ignored, tenants share one RX queue per core",
+		       info.driver_name, per_core);
+		per_core = 1;
+	}
+	hg_dp_set_rxq(dp, per_core == 1 ? HG_RX_SHARED : steer, per_core);
+	nrx = nq * dp->rxq_per_core;
+	if (nrx > info.max_rx_queues || nq > info.max_tx_queues) {
+		HG_LOG(ERR, "port %u (%s) has %u RX and %u TX queues, --fp-cores "
+		       "and --rx-queues want %u and %u (for net_af_packet add "
+		       "qpairs=%u)", port, info.driver_name, info.max_rx_queues,
+		       info.max_tx_queues, nrx, nq, nq);
 		return -EINVAL;
 	}
-	rc = rte_eth_dev_configure(port, nq, nq, &conf);
+	dp->port_id = port;
+	rc = setup_queues(port, (uint16_t)nrx, (uint16_t)nq, pool);
 	if (rc == 0)
-		rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrx, &ntx);
-	for (q = 0; rc == 0 && q < nq; q++) {
-		rc = rte_eth_rx_queue_setup(port, q, nrx, rte_eth_dev_socket_id(port),
-					    NULL, pool);
-		if (rc == 0)
-			rc = rte_eth_tx_queue_setup(port, q, ntx,
-						    rte_eth_dev_socket_id(port), NULL);
-	}
-	if (rc == 0)
-		rc = rte_eth_dev_start(port);
+		rc = probe_flow(dp, port, pool);
 	if (rc == 0)
 		rc = rte_eth_macaddr_get(port, &dp->mac);
 	if (rc < 0) {
 		HG_LOG(ERR, "port %u setup failed: %s", port, rte_strerror(-rc));
 		return rc;
 	}
-	dp->port_id = port;
-	HG_LOG(INFO, "port %u (%s) up, %u queue pair%s, mac " RTE_ETHER_ADDR_PRT_FMT,
-	       port, info.driver_name, nq, nq == 1 ? "" : "s",
-	       RTE_ETHER_ADDR_BYTES(&dp->mac));
+	HG_LOG(INFO, "port %u (%s) up, %u TX queue%s, %u RX queue%s per core (%s), "
+	       "mac " RTE_ETHER_ADDR_PRT_FMT, port, info.driver_name, nq,
+	       nq == 1 ? "" : "s", dp->rxq_per_core, dp->rxq_per_core == 1 ? "" : "s",
+	       hg_port_steering(dp), RTE_ETHER_ADDR_BYTES(&dp->mac));
+	if (dp->rx_steer == HG_RX_PEER)
+		HG_LOG(INFO, "the memif peer must open %u rings towards us and %u "
+		       "back, and steer by the map in `hgctl tenant list`", nrx, nq);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "credit_pool.h"
+#include "port.h"
 #include "refill.h"
 #include "stats.h"
 
@@ -332,6 +333,23 @@ tenant_stats(struct hg_registry *reg, unsigned slot,
 	return ts;
 }
 
+static Hg__RxQueueStats **
+rx_queue_stats(const struct hg_fp_core *fc, struct hg_arena *a)
+{
+	Hg__RxQueueStats **qs = hg_arena_alloc(a, fc->n_rxq * sizeof(*qs));
+	uint32_t i;
+
+	for (i = 0; qs != NULL && i < fc->n_rxq; i++) {
+		if ((qs[i] = NEW(a, Hg__RxQueueStats, rx_queue_stats)) == NULL)
+			return NULL;
+		qs[i]->queue = fc->rxq[i].id;
+		qs[i]->group = fc->rxq[i].group;
+		qs[i]->packets = LOAD(fc->rxq[i].pkts);
+		qs[i]->deferred = LOAD(fc->rxq[i].deferred);
+	}
+	return qs;
+}
+
 static Hg__CoreStats *
 core_stats(const struct hg_fp_core *fc, struct hg_arena *a)
 {
@@ -353,7 +371,9 @@ core_stats(const struct hg_fp_core *fc, struct hg_arena *a)
 	cs->tx_packets = LOAD(fc->tx_pkts);
 	cs->drops = counters(a, fc->drops, hg_core_drop_names, HG_DROP_N);
 	cs->n_drops = HG_DROP_N;
-	return cs->drops ? cs : NULL;
+	cs->rx_queues = rx_queue_stats(fc, a);
+	cs->n_rx_queues = fc->n_rxq;
+	return cs->drops && cs->rx_queues ? cs : NULL;
 }
 
 /* Does a reply show tenant i (all live tenants, or only slot)? */
@@ -470,6 +490,8 @@ tenant_info(struct hg_registry *reg, unsigned slot,
 	    (t->cfg.credit.rpc_hi != 0 && ti->credits == NULL))
 		return NULL;
 	ti->attach_refused = t->attach_refused;
+	ti->has_rx_queue = 1;
+	ti->rx_queue = t->rx_queue;
 	ti->apps = hg_tenant_apps(t);
 	for (ctx = 0; ctx < HG_MAX_CTX; ctx++)
 		ti->contexts += t->ctx_used[ctx];
@@ -486,6 +508,10 @@ hg_tenants_collect(struct hg_registry *reg, struct hg_arena *a)
 	if (l == NULL)
 		return NULL;
 	hg_tenant_cfg_defaults(&def, hg_cfg.cap);
+	l->has_rx_queues_per_core = l->has_fp_cores = 1;
+	l->rx_queues_per_core = reg->dp->rxq_per_core;
+	l->fp_cores = reg->dp->n_cores;
+	l->rx_steering = (char *)hg_port_steering(reg->dp);
 	l->tenants = tenant_array(reg, -1, a);
 	if (l->tenants == NULL)
 		return NULL;

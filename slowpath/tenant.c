@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "credit_pool.h"
+#include "flow_rules.h"
 #include "log.h"
 #include "refill.h"
 #include "tenant.h"
@@ -264,6 +265,55 @@ free_tenant(struct hg_registry *reg, int slot)
 	memset(&reg->dp->tenant[slot], 0, sizeof(reg->dp->tenant[slot]));
 }
 
+/* The RX queue a new tenant's datagrams arrive on (DESIGN §3): the one
+ * it asked for, or the one fewest tenants share; always 0 where the link
+ * cannot steer. Queue 0 also takes what belongs to no tenant (ARP, ICMP,
+ * datagrams to unowned ports, a flood of them too): it counts as one
+ * tenant more. */
+static int
+pick_rx_queue(const struct hg_registry *reg, const struct hg_tenant_cfg *c,
+	      uint32_t *q, char *err)
+{
+	const struct hg_dp *dp = reg->dp;
+	uint32_t g, n = dp->rxq_per_core;
+
+	*q = 0;
+	if (dp->rx_steer == HG_RX_SHARED)
+		return 0;
+	if (c->rx_queue > 0) {
+		*q = (uint32_t)c->rx_queue - 1;
+		if (*q < n)
+			return 0;
+		ERR("rx-queue %u: the port has %u RX queue%s per core (--rx-queues)",
+		    *q, n, n == 1 ? "" : "s");
+		return -EINVAL;
+	}
+	for (g = 1; g < n; g++)
+		if (__atomic_load_n(&dp->rxq_tenants[g], __ATOMIC_RELAXED) <
+		    __atomic_load_n(&dp->rxq_tenants[*q], __ATOMIC_RELAXED) + (*q == 0))
+			*q = g;
+	return 0;
+}
+
+/* A NIC that steers by rte_flow gets a rule for the tenant's ports; one
+ * it refuses leaves them on the first queue, said in the log. */
+static void
+steer_ports(struct hg_registry *reg, struct hg_tenant_sp *t)
+{
+	char why[128];
+
+	if (reg->dp->rx_steer != HG_RX_FLOW || t->cfg.port_hi == 0)
+		return;
+	t->flow = hg_flow_steer(reg->dp, t->cfg.port_lo, t->cfg.port_hi,
+				t->rx_queue, why, sizeof(why));
+	if (t->flow == NULL) {
+		HG_LOG(WARNING, "tenant %s: no rte_flow rule for ports %u-%u (%s): "
+		       "they arrive on RX queue 0", t->name, t->cfg.port_lo,
+		       t->cfg.port_hi, why);
+		t->rx_queue = 0;
+	}
+}
+
 int
 hg_tenant_add(struct hg_registry *reg, const char *name,
 	      const struct hg_tenant_cfg *c, char *err)
@@ -271,7 +321,7 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	struct hg_tenant *tn;
 	struct hg_tenant_sp *t;
 	int slot, rc;
-	uint32_t p;
+	uint32_t p, rxq;
 
 	if (!valid_name(name, err))
 		return -EINVAL;
@@ -283,6 +333,8 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	}
 	if (c->port_hi != 0 && !ports_free(reg, c->port_lo, c->port_hi, err))
 		return -EADDRINUSE;
+	if ((rc = pick_rx_queue(reg, c, &rxq, err)) < 0)
+		return rc;
 	slot = free_slot(reg);
 	if (slot < 0) {
 		ERR("too many tenants (max %u)", HG_MAX_TENANTS);
@@ -303,6 +355,7 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	t->used = 1;
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	t->cfg = *c;
+	t->rx_queue = rxq;
 	t->pool = 16;
 	t->next_update = 0;
 	rc = hg_region_create(&t->region, tn, name, slot, reg->dp->n_cores, err,
@@ -327,13 +380,15 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 			__atomic_store_n(&reg->dp->port_map[p],
 					 HG_PORT_ENTRY(slot, -1), __ATOMIC_RELEASE);
 	}
+	steer_ports(reg, t);
+	__atomic_fetch_add(&reg->dp->rxq_tenants[t->rx_queue], 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&reg->dp->tstate[slot], HG_TENANT_ACTIVE, __ATOMIC_RELEASE);
 	hg_aset_add(&reg->dp->active, (unsigned)slot);
 	__atomic_fetch_add(&reg->dp->n_active, 1, __ATOMIC_RELEASE);
 	hg_tset_add(&reg->awake, (unsigned)slot);
 	pthread_mutex_unlock(&reg->lock);
-	HG_LOG(INFO, "tenant %s added (slot %d, weight %g, cap %lu)", name, slot,
-	       c->weight, (unsigned long)c->cap);
+	HG_LOG(INFO, "tenant %s added (slot %d, weight %g, cap %lu, rx queue %u)",
+	       name, slot, c->weight, (unsigned long)c->cap, t->rx_queue);
 	return 0;
 }
 
@@ -431,6 +486,9 @@ hg_tenant_del(struct hg_registry *reg, const char *name, char *err)
 	if (tn->port_hi != 0)
 		for (p = tn->port_lo; p <= tn->port_hi; p++)
 			__atomic_store_n(&reg->dp->port_map[p], 0, __ATOMIC_RELEASE);
+	hg_flow_remove(reg->dp, t->flow);
+	t->flow = NULL;
+	__atomic_fetch_sub(&reg->dp->rxq_tenants[t->rx_queue], 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&reg->dp->tstate[slot], HG_TENANT_DYING, __ATOMIC_RELEASE);
 	hg_aset_del(&reg->dp->active, (unsigned)slot);
 	__atomic_fetch_sub(&reg->dp->n_active, 1, __ATOMIC_RELEASE);

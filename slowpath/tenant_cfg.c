@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fastpath/credit_sessions.h"
+#include "../fastpath/dp.h"
 #include "../policy/coresync.h"
 #include "../policy/dispatch.h"
 #include "../proto/hg_shm.h"
@@ -18,6 +18,10 @@
 
 static const char *const steer_modes[] = { "flow", "jsq", NULL };
 static const char *const on_off[] = { "off", "on", NULL };
+/* an enum so that "auto" and the numbers share one parser: choice k + 1
+ * is queue k (HG_MAX_RXQ of them) */
+static const char *const rx_queues[] = { "auto", "0", "1", "2", "3", "4", "5",
+					 "6", "7", NULL };
 static const char *const preempt_modes[] = { "off", "on", "always", NULL };
 /* in enum hg_dispatch's order (policy/dispatch.h) */
 static const char *const dispatch_modes[] = { "synergy", "cfcfs", "darc", "fc",
@@ -47,6 +51,9 @@ static const struct hg_tenant_setting table[] = {
 	  "budget cap per core (cycles); the most one batch spends" },
 	{ "ports", HG_TCFG_RANGE, OFF(port_lo), 1, 65535, 0, "none", 0, PORTS,
 	  NULL, "UDP ports the tenant owns, LO-HI" },
+	{ "rx-queue", HG_TCFG_ENUM, OFF(rx_queue), 0, 0, 0, "auto", 0, PORTS,
+	  rx_queues, "each core's RX queue its datagrams arrive on, where the "
+	  "link steers (--rx-queues); auto: the queue with fewest tenants" },
 	{ "extra-cycles", U64, OFF(extra_cycles), 0, 1e7, 0, "0", 1, EXTRA,
 	  NULL, "synthetic fast-path work per datagram (benchmarks)" },
 	{ "steer", HG_TCFG_ENUM, OFF(steer.jsq), 0, 0, 0, "flow", 1, STEER,
@@ -111,6 +118,7 @@ static const struct hg_tenant_setting table[] = {
 
 _Static_assert(HG_SESSIONS / 8 == 2048, "max-sessions' default is HG_SESSIONS / 8");
 _Static_assert(HG_MAX_APPS == 64, "max-apps' default is HG_MAX_APPS");
+_Static_assert(sizeof(rx_queues) / sizeof(rx_queues[0]) == HG_MAX_RXQ + 2, "rx-queue: auto, then every queue");
 _Static_assert(HG_DISPATCH_N == 4 && HG_DISPATCH_FC == 3,
 	       "dispatch's words follow enum hg_dispatch");
 _Static_assert(HG_CORE_N == 3 && HG_CORE_STATIC == 2,

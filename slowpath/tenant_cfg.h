@@ -53,6 +53,7 @@ struct hg_tenant_cfg {
 	double weight;
 	uint64_t cap;			/* configured budget cap (cycles) */
 	uint32_t port_lo, port_hi;	/* 0-0: none */
+	int rx_queue;			/* 0: auto, k + 1: each core's queue k */
 	uint64_t extra_cycles;		/* synthetic work per datagram */
 	struct hg_steering steer;
 	struct hg_credit_cfg credit;

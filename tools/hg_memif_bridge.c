@@ -9,7 +9,11 @@
  * Not on any measured path: it sleeps when idle (tests share two CPUs)
  * and forwards at whatever rate that allows.
  *
- * usage: hg-memif-bridge --iface IF --memif SOCKET
+ * With --rx-map (the JSON of `hgctl tenant list --json`) it opens the
+ * daemon's rings and steers each datagram to its tenant's (rx_map.h), as
+ * a vSwitch that knows the daemon's tenants would.
+ *
+ * usage: hg-memif-bridge --iface IF --memif SOCKET [--rx-map FILE]
  * Prints "ready" once the daemon has connected; SIGTERM/SIGINT stop it.
  */
 #include <getopt.h>
@@ -23,6 +27,7 @@
 #include <rte_mbuf.h>
 #include <rte_pause.h>
 
+#include "rx_map.h"
 #include "tool_eal.h"
 #include "util.h"
 
@@ -44,19 +49,57 @@ on_signal(int sig)
 	quit = 1;
 }
 
-/* Moves one burst from port a to port b; returns the frames taken. What
- * b refuses is dropped, as a full switch port would. */
+static struct hg_rx_map map;
+
+/* Hands n frames to queue q of port b; what it refuses is dropped, as a
+ * full switch port would. */
+static void
+send_to(uint16_t b, uint16_t q, struct rte_mbuf **m, uint16_t n)
+{
+	uint16_t sent = rte_eth_tx_burst(b, q, m, n);
+
+	rte_pktmbuf_free_bulk(m + sent, n - sent);
+}
+
+/* One burst from the wire into the daemon's rings, each frame to the
+ * ring the map gives its UDP port (runs of one ring go out together);
+ * returns the frames taken. */
 static unsigned
-forward(uint16_t a, uint16_t b)
+to_daemon(uint16_t wire, uint16_t mif)
 {
 	struct rte_mbuf *m[BURST];
-	uint16_t n = rte_eth_rx_burst(a, 0, m, BURST), sent;
+	uint16_t n = rte_eth_rx_burst(wire, 0, m, BURST), i, run = 0;
+	unsigned ring = 0, r;
 
-	if (n == 0)
-		return 0;
-	sent = rte_eth_tx_burst(b, 0, m, n);
-	rte_pktmbuf_free_bulk(m + sent, n - sent);
+	for (i = 0; i < n; i++) {
+		r = hg_rx_map_frame(&map, rte_pktmbuf_mtod(m[i], const uint8_t *),
+				    rte_pktmbuf_data_len(m[i]));
+		if (i > run && r != ring) {
+			send_to(mif, (uint16_t)ring, m + run, i - run);
+			run = i;
+		}
+		ring = r;
+	}
+	if (n > run)
+		send_to(mif, (uint16_t)ring, m + run, n - run);
 	return n;
+}
+
+/* One burst from each of the daemon's TX queues onto the wire. */
+static unsigned
+to_wire(uint16_t mif, uint16_t wire)
+{
+	struct rte_mbuf *m[BURST];
+	unsigned q, total = 0;
+	uint16_t n;
+
+	for (q = 0; q < map.cores; q++) {
+		n = rte_eth_rx_burst(mif, (uint16_t)q, m, BURST);
+		if (n > 0)
+			send_to(wire, 0, m, n);
+		total += n;
+	}
+	return total;
 }
 
 /* Sleeps longer the longer nothing came: the first frame after a quiet
@@ -94,26 +137,33 @@ wait_link(uint16_t port)
 	die("no daemon connected to the memif socket within %d s", WAIT_LINK_S);
 }
 
+#define USAGE "usage: hg-memif-bridge --iface IF --memif SOCKET [--rx-map FILE]"
+
 static void
 parse_args(int argc, char **argv, const char **iface, const char **sock)
 {
 	static const struct option lo[] = {
 		{ "iface", required_argument, NULL, 'i' },
 		{ "memif", required_argument, NULL, 'm' },
+		{ "rx-map", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char err[256];
 	int c;
 
+	hg_rx_map_single(&map);
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		if (c == 'i')
 			*iface = optarg;
 		else if (c == 'm')
 			*sock = optarg;
-		else
-			die("usage: hg-memif-bridge --iface IF --memif SOCKET");
+		else if (c == 'r' && hg_rx_map_load(&map, optarg, err, sizeof(err)) < 0)
+			die("--rx-map: %s", err);
+		else if (c != 'r')
+			die(USAGE);
 	}
 	if (*iface == NULL || *sock == NULL || optind < argc)
-		die("usage: hg-memif-bridge --iface IF --memif SOCKET");
+		die(USAGE);
 }
 
 int
@@ -137,14 +187,15 @@ main(int argc, char **argv)
 	mif = port_of("net_memif0");
 	pool = rte_pktmbuf_pool_create("bridge", MBUFS, 256, 0,
 				       RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
-	if (pool == NULL || hg_tool_port(wire, pool, RING) < 0 ||
-	    hg_tool_port(mif, pool, RING) < 0)
+	if (pool == NULL || hg_tool_port(wire, pool, RING, 1, 1) < 0 ||
+	    hg_tool_port(mif, pool, RING, (uint16_t)map.cores,
+			 (uint16_t)hg_rx_map_rings(&map)) < 0)
 		die("cannot start the ports");
 	wait_link(mif);
 	printf("ready\n");
 	fflush(stdout);
 	while (!quit) {
-		if (forward(wire, mif) + forward(mif, wire) > 0)
+		if (to_daemon(wire, mif) + to_wire(mif, wire) > 0)
 			empty = 0;
 		else
 			idle(&empty);

@@ -196,12 +196,13 @@ tenant_json(const Hg__TenantInfo *t)
 	for (i = 0; i < t->n_bound_ports; i++)
 		json_array_append_new(bound, json_integer(t->bound_ports[i]));
 	settings_into(j, t->settings, t->n_settings);
-	json_object_update_new(j, json_pack("{s:i, s:i, s:o, s:I, s:I, s:I, s:{s:I, s:i}, s:o}",
+	json_object_update_new(j, json_pack("{s:i, s:i, s:o, s:I, s:I, s:I, s:I, s:{s:I, s:i}, s:o}",
 		"apps", (int)t->apps, "contexts", (int)t->contexts,
 		"bound_ports", bound,
 		"effective_cap", (json_int_t)t->effective_cap,
 		"cost_per_datagram", (json_int_t)t->cost,
 		"attach_refused", (json_int_t)t->attach_refused,
+		"rx_queue", (json_int_t)t->rx_queue,
 		"steering", "preemptions", (json_int_t)t->steering->preemptions,
 		"congested_apps", (int)t->steering->congested_apps,
 		"credits", credits_json(t->credits)));
@@ -219,15 +220,22 @@ p_tenant_list(const Hg__Response *rsp, const struct opts *o)
 
 		for (i = 0; i < l->n_tenants; i++)
 			json_array_append_new(arr, tenant_json(l->tenants[i]));
-		return emit_json(json_pack("{s:o}", "tenants", arr));
+		return emit_json(json_pack("{s:o, s:i, s:i, s:s}", "tenants", arr,
+					   "rx_queues_per_core", (int)l->rx_queues_per_core,
+					   "fp_cores", (int)l->fp_cores, "rx_steering",
+					   l->rx_steering ? l->rx_steering : "shared queue"));
 	}
-	printf("%-20s %4s %4s %4s %8s  %s\n", "NAME", "ID", "APPS", "CTXS",
-	       "EFF.CAP", "SETTINGS (not defaults)");
+	printf("RX: %u queue%s per fast-path core x %u core%s (%s)\n",
+	       l->rx_queues_per_core, l->rx_queues_per_core == 1 ? "" : "s",
+	       l->fp_cores, l->fp_cores == 1 ? "" : "s",
+	       l->rx_steering ? l->rx_steering : "shared queue");
+	printf("%-20s %4s %4s %4s %3s %8s  %s\n", "NAME", "ID", "APPS", "CTXS",
+	       "RXQ", "EFF.CAP", "SETTINGS (not defaults)");
 	for (i = 0; i < l->n_tenants; i++) {
 		const Hg__TenantInfo *t = l->tenants[i];
 
-		printf("%-20s %4u %4u %4u %8" PRIu64 "  ", t->name, t->id, t->apps,
-		       t->contexts, t->effective_cap);
+		printf("%-20s %4u %4u %4u %3u %8" PRIu64 "  ", t->name, t->id, t->apps,
+		       t->contexts, t->rx_queue, t->effective_cap);
 		print_set(t->settings, t->n_settings);
 	}
 	return 0;
@@ -467,9 +475,24 @@ tenant_stats_json(const Hg__TenantStats *t)
 }
 
 static json_t *
+rx_queues_json(const Hg__CoreStats *c)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < c->n_rx_queues; i++)
+		json_array_append_new(a, json_pack("{s:i, s:i, s:I, s:I}",
+			"queue", (int)c->rx_queues[i]->queue,
+			"group", (int)c->rx_queues[i]->group,
+			"packets", (json_int_t)c->rx_queues[i]->packets,
+			"deferred", (json_int_t)c->rx_queues[i]->deferred));
+	return a;
+}
+
+static json_t *
 core_stats_json(const Hg__CoreStats *c)
 {
-	return json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "core", (int)c->core,
+	return json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "core", (int)c->core,
 			 "flushes", (json_int_t)c->flushes,
 			 "unattributed_cycles", (json_int_t)c->unattributed_cycles,
 			 "busy_cycles", (json_int_t)c->busy_cycles,
@@ -478,7 +501,8 @@ core_stats_json(const Hg__CoreStats *c)
 			 "idle_passes", (json_int_t)c->idle_passes,
 			 "rx_packets", (json_int_t)c->rx_packets,
 			 "tx_packets", (json_int_t)c->tx_packets,
-			 "drops", drops_json(c->drops, c->n_drops));
+			 "drops", drops_json(c->drops, c->n_drops),
+			 "rx_queues", rx_queues_json(c));
 }
 
 static void

@@ -42,6 +42,7 @@
 #include "hg_rpc.h"
 #include "hg_wire.h"
 #include "hgload_memif.h"
+#include "rx_map.h"
 #include "util.h"
 
 #define MAX_FLOWS    1024
@@ -115,6 +116,7 @@ struct load {
 	uint64_t t_start, t_end;
 	uint64_t behind;	/* arrivals due before the end, never sent */
 	char memif[108];	/* --memif: the daemon's memif socket, or none */
+	const char *rx_map;	/* --rx-map: its rings (rx_map.h), or NULL */
 	uint32_t src_ip;	/* --source: our address on the memif link */
 	unsigned flow0;		/* memif: our flows' first in the port's */
 	int rt;			/* --rt: the sender runs SCHED_FIFO */
@@ -310,6 +312,13 @@ open_transport(struct load *ls, unsigned n)
 	for (k = 0; k < n; k++) {
 		if (ls[k].rt)
 			c.rx_spin_ns = 0, c.rx_nap_max_ns = 10000u;
+	}
+	if (ls[0].rx_map != NULL) {
+		static struct hg_rx_map map;	/* 64 KB: not on the stack */
+
+		if (hg_rx_map_load(&map, ls[0].rx_map, err, sizeof(err)) < 0)
+			die("--rx-map: %s", err);
+		c.map = &map;
 	}
 	if (hgl_memif_open(&c, err, sizeof(err)) < 0)
 		die("%s", err);
@@ -1156,6 +1165,8 @@ usage(int code)
 		" [--kv-keys N] [--scan-count N]\n"
 		"              [--memif SOCKET [--source IP]]  (frames over a memif"
 		" port of its own, not the kernel)\n"
+		"              [--rx-map FILE]  (memif: the daemon's rings, from"
+		" hgctl tenant list --json)\n"
 		"              [--rt]  (the sender runs SCHED_FIFO)\n"
 		"              [--blast]  (a flood: bursts as fast as the link takes"
 		" them, from a SCHED_IDLE\n"
@@ -1214,6 +1225,7 @@ parse_args(struct load *l, int argc, char **argv)
 		{ "scan-count", required_argument, NULL, 'C' },
 		{ "memif", required_argument, NULL, 'M' },
 		{ "source", required_argument, NULL, 'I' },
+		{ "rx-map", required_argument, NULL, 'X' },
 		{ "rt", no_argument, NULL, 'R' },
 		{ "blast", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1255,6 +1267,7 @@ parse_args(struct load *l, int argc, char **argv)
 		case 'I': if (inet_pton(AF_INET, optarg, &l->src_ip) != 1)
 				  die("--source '%s' is not an IPv4 address", optarg);
 			  break;
+		case 'X': l->rx_map = optarg; break;
 		case 'R': l->rt = 1; break;
 		case 'B': l->blast = 1; break;
 		case 'h': usage(0); break;

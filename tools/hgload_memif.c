@@ -28,6 +28,7 @@
 #include <rte_udp.h>
 
 #include "hgload_memif.h"
+#include "rx_map.h"
 #include "tool_eal.h"
 #include "util.h"
 
@@ -55,7 +56,10 @@ static struct {
 	struct rte_ether_addr mac, peer;
 	int have_peer;
 	struct hgl_memif_cfg c;
-	pthread_mutex_t tx_lock;
+	struct hg_rx_map map;		/* the daemon's rings (rx_map.h) */
+	/* one lock per ring: a load whose tenant has a queue of its own
+	 * never waits for another's sender */
+	pthread_mutex_t tx_lock[HG_RX_MAP_RINGS];
 	double ns_per_tsc;
 } mf;
 
@@ -66,6 +70,7 @@ static __thread struct rte_mempool *txpool;
 static __thread struct {
 	struct rte_mbuf *m[TX_BATCH];
 	unsigned n;
+	unsigned ring;			/* where the batch goes */
 } txb;
 
 /* The mbufs a thread sends (the PMD frees them in the same call) or the
@@ -99,7 +104,9 @@ start_port(void)
 		return -1;
 	mf.port = (uint16_t)rte_eth_find_next(0);
 	mf.pool = pool_of("hgl_rx", MBUFS);
-	if (mf.pool == NULL || hg_tool_port(mf.port, mf.pool, RING) < 0)
+	if (mf.pool == NULL ||
+	    hg_tool_port(mf.port, mf.pool, RING, (uint16_t)mf.map.cores,
+			 (uint16_t)hg_rx_map_rings(&mf.map)) < 0)
 		return -1;
 	return rte_eth_macaddr_get(mf.port, &mf.mac);
 }
@@ -118,18 +125,19 @@ hgl_memif_now_ns(void)
 	return (uint64_t)((double)rte_rdtsc() * mf.ns_per_tsc);
 }
 
-/* Hands frames to the port, retrying a full ring for TX_RETRY_NS;
+/* Hands frames to ring `ring`, retrying a full ring for TX_RETRY_NS;
  * returns how many were dropped. */
 static unsigned
-tx_frames(struct rte_mbuf **m, unsigned n)
+tx_frames(unsigned ring, struct rte_mbuf **m, unsigned n)
 {
 	uint64_t give_up = 0;
 	unsigned sent = 0;
 
 	while (sent < n) {
-		pthread_mutex_lock(&mf.tx_lock);
-		sent += rte_eth_tx_burst(mf.port, 0, m + sent, (uint16_t)(n - sent));
-		pthread_mutex_unlock(&mf.tx_lock);
+		pthread_mutex_lock(&mf.tx_lock[ring]);
+		sent += rte_eth_tx_burst(mf.port, (uint16_t)ring, m + sent,
+					 (uint16_t)(n - sent));
+		pthread_mutex_unlock(&mf.tx_lock[ring]);
 		if (sent == n)
 			break;
 		if (give_up == 0)
@@ -145,13 +153,13 @@ tx_frames(struct rte_mbuf **m, unsigned n)
 static int
 tx_one(struct rte_mbuf *m)
 {
-	return tx_frames(&m, 1) ? -1 : 0;
+	return tx_frames(0, &m, 1) ? -1 : 0;
 }
 
 unsigned
 hgl_memif_flush(void)
 {
-	unsigned dropped = txb.n ? tx_frames(txb.m, txb.n) : 0;
+	unsigned dropped = txb.n ? tx_frames(txb.ring, txb.m, txb.n) : 0;
 
 	txb.n = 0;
 	return dropped;
@@ -252,6 +260,21 @@ on_frame(struct rte_mbuf *m,
 	return 1;
 }
 
+/* A burst from the daemon's TX queues (our RX rings), the next ring
+ * first each time. */
+static unsigned
+rx_any(struct rte_mbuf **m)
+{
+	static __thread unsigned next;
+	unsigned i, q, k = 0;
+
+	for (i = 0; i < mf.map.cores && k == 0; i++) {
+		q = next++ % mf.map.cores;
+		k = rte_eth_rx_burst(mf.port, (uint16_t)q, m, RX_BURST);
+	}
+	return k;
+}
+
 unsigned
 hgl_memif_poll(uint64_t max_ns,
 	       void (*took)(void *arg, unsigned f, uint16_t sport,
@@ -265,7 +288,7 @@ hgl_memif_poll(uint64_t max_ns,
 	unsigned got = 0, k, i;
 
 	do {
-		k = rte_eth_rx_burst(mf.port, 0, m, RX_BURST);
+		k = rx_any(m);
 		for (i = 0; i < k; i++)
 			got += on_frame(m[i], took, arg);
 		rte_pktmbuf_free_bulk(m, k);
@@ -335,10 +358,17 @@ hgl_memif_open(const struct hgl_memif_cfg *c, char *err, size_t n)
 {
 	pthread_mutexattr_t a;
 
+	unsigned r;
+
 	mf.c = *c;
+	if (c->map != NULL)
+		mf.map = *c->map;
+	else
+		hg_rx_map_single(&mf.map);
 	pthread_mutexattr_init(&a);
 	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-	pthread_mutex_init(&mf.tx_lock, &a);
+	for (r = 0; r < HG_RX_MAP_RINGS; r++)
+		pthread_mutex_init(&mf.tx_lock[r], &a);
 	pthread_mutexattr_destroy(&a);
 	if (start_eal(c->socket) < 0) {
 		snprintf(err, n, "cannot start DPDK for memif %s", c->socket);
@@ -394,31 +424,42 @@ build_frame(struct rte_mbuf *m, unsigned f, uint16_t dport, const void *payload,
 	m->data_len = m->pkt_len = (uint32_t)(sizeof(*e) + sizeof(*ip) + sizeof(*u) + len);
 }
 
+/* The daemon's ring for flow f's datagrams to dport (network order). */
+static unsigned
+ring_of(unsigned f, uint16_t dport)
+{
+	return hg_rx_map_ring(&mf.map, HGL_MEMIF_PORT0 + f, rte_be_to_cpu_16(dport));
+}
+
 int
 hgl_memif_send(unsigned f, uint16_t dport, const void *payload, size_t len)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(txpool ? txpool : mf.pool);
+	unsigned ring = ring_of(f, dport), dropped = 0;
 
 	if (m == NULL)
 		return -1;
+	if (txb.n > 0 && txb.ring != ring)
+		dropped = hgl_memif_flush();
 	build_frame(m, f, dport, payload, len);
+	txb.ring = ring;
 	txb.m[txb.n++] = m;
-	return txb.n == TX_BATCH ? (int)hgl_memif_flush() : 0;
+	return (int)(dropped + (txb.n == TX_BATCH ? hgl_memif_flush() : 0));
 }
 
 /* One burst of the blast: the frames' references are raised first, as
  * the PMD drops one for each frame it copies into the ring; the ones it
  * refused are dropped here. Returns the frames sent. */
 static unsigned
-blast_burst(struct rte_mbuf **burst)
+blast_burst(unsigned ring, struct rte_mbuf **burst)
 {
 	unsigned i, sent;
 
 	for (i = 0; i < TX_BATCH; i++)
 		rte_mbuf_refcnt_update(burst[i], 1);
-	pthread_mutex_lock(&mf.tx_lock);
-	sent = rte_eth_tx_burst(mf.port, 0, burst, TX_BATCH);
-	pthread_mutex_unlock(&mf.tx_lock);
+	pthread_mutex_lock(&mf.tx_lock[ring]);
+	sent = rte_eth_tx_burst(mf.port, (uint16_t)ring, burst, TX_BATCH);
+	pthread_mutex_unlock(&mf.tx_lock[ring]);
 	for (i = sent; i < TX_BATCH; i++)
 		rte_mbuf_refcnt_update(burst[i], -1);
 	return sent;
@@ -429,6 +470,9 @@ hgl_memif_blast(const struct hgl_blast *b, uint64_t *refused)
 {
 	struct rte_mbuf *frame[HGL_BLAST_FLOWS], *burst[TX_BATCH];
 	unsigned nf = RTE_MIN(b->flows, HGL_BLAST_FLOWS), i, k, off = 0;
+	/* one ring for the blast: its first flow's (a daemon of several
+	 * cores gets the whole flood on one of them) */
+	unsigned ring = ring_of(b->flow0, b->dport);
 	uint64_t sent = 0, polls = 0;
 
 	*refused = 0;
@@ -442,7 +486,7 @@ hgl_memif_blast(const struct hgl_blast *b, uint64_t *refused)
 		for (i = 0; i < TX_BATCH; i++)
 			burst[i] = frame[(off + i) % nf];
 		off = (off + TX_BATCH) % nf;
-		k = blast_burst(burst);
+		k = blast_burst(ring, burst);
 		sent += k;
 		if (k < TX_BATCH)
 			(*refused)++;

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct hg_rx_map;
+
 /* Where the frames go: addresses in network order. */
 struct hgl_memif_cfg {
 	const char *socket;	/* the daemon's memif socket (role=server) */
@@ -21,6 +23,7 @@ struct hgl_memif_cfg {
 				 * last frame before it naps, */
 	uint64_t rx_nap_max_ns;	/* ... 10 us, then twice as long each
 				 * time up to this while nothing comes */
+	const struct hg_rx_map *map;	/* the daemon's rings, NULL: one */
 };
 
 #define HGL_MEMIF_PORT0 20000u

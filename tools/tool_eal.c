@@ -59,17 +59,22 @@ hg_tool_eal(const char *name, const char *const *vdevs, unsigned n)
 }
 
 int
-hg_tool_port(uint16_t port, struct rte_mempool *pool, uint16_t ring)
+hg_tool_port(uint16_t port, struct rte_mempool *pool, uint16_t ring,
+	     uint16_t nrx, uint16_t ntx)
 {
 	struct rte_eth_conf conf = { 0 };
 	int sock = (int)rte_socket_id();
+	uint16_t q;
 
-	if (rte_eth_dev_configure(port, 1, 1, &conf) < 0 ||
-	    rte_eth_rx_queue_setup(port, 0, ring, sock, NULL, pool) < 0 ||
-	    rte_eth_tx_queue_setup(port, 0, ring, sock, NULL) < 0 ||
-	    rte_eth_dev_start(port) < 0)
+	if (rte_eth_dev_configure(port, nrx, ntx, &conf) < 0)
 		return -1;
-	return 0;
+	for (q = 0; q < nrx; q++)
+		if (rte_eth_rx_queue_setup(port, q, ring, sock, NULL, pool) < 0)
+			return -1;
+	for (q = 0; q < ntx; q++)
+		if (rte_eth_tx_queue_setup(port, q, ring, sock, NULL) < 0)
+			return -1;
+	return rte_eth_dev_start(port) < 0 ? -1 : 0;
 }
 
 void

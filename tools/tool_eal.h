@@ -16,9 +16,10 @@ struct rte_mempool;
  * --vdev arguments, pinned to the CPUs the process was started on, and
  * DPDK's log on stderr (stdout is the tool's report). 0, or -1. */
 int hg_tool_eal(const char *name, const char *const *vdevs, unsigned n);
-/* Configures and starts port with one RX/TX queue pair of ring entries
- * each, buffers from pool. 0, or -1. */
-int hg_tool_port(uint16_t port, struct rte_mempool *pool, uint16_t ring);
+/* Configures and starts port with nrx RX and ntx TX queues of ring
+ * entries each, buffers from pool. 0, or -1. */
+int hg_tool_port(uint16_t port, struct rte_mempool *pool, uint16_t ring,
+		 uint16_t nrx, uint16_t ntx);
 /* Sleeps 10 us << quiet, at most max_ns: a poller that found nothing
  * quiet times in a row sleeps longer each time, so that on a CPU it
  * shares it does not wake, and preempt the apps there, every few

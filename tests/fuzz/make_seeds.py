@@ -149,6 +149,10 @@ def main():
           crec(0, add) + crec(1, attach) + crec(1, ctx) + crec(1, ctx) + crec(1, park) +
           crec(3, scrib_park) + crec(4, b"") + crec(4, b"") + crec(0, setpol) +
           crec(3, scrib_park) + crec(4, b"") + crec(1, park) + crec(4, b""))
+    write("rx_map", "map", b'{"tenants": [{"name": "a", "ports": "7000-7009", '
+          b'"rx_queue": 1}, {"name": "b", "ports": "none", "rx_queue": 0}], '
+          b'"rx_queues_per_core": 4, "fp_cores": 2, "rx_steering": "memif peer"}')
+    write("rx_map", "frame", udp(7000, b"hello"))
 
 
 if __name__ == "__main__":

@@ -95,6 +95,14 @@ class Daemon:
     def logtext(self):
         return open(self.log.name).read()
 
+    def rx_map(self):
+        """The RX map a memif peer reads (`tenant list --json`), in a file
+        of its own; its path."""
+        path = f"/tmp/{self.prefix}.rxmap.json"
+        with open(path, "w") as f:
+            f.write(self.hgctl("tenant", "list", "--json").stdout)
+        return path
+
     def hgctl(self, *args, check=True):
         r = run(os.path.join(BIN, "hgctl"), "--ctl", self.ctl, *args, check=False)
         if check and r.returncode != 0:
@@ -158,15 +166,17 @@ def stop_proc(proc, sig=signal.SIGTERM, timeout=10):
 class Bridge:
     """hg-memif-bridge between the test network's veth and a memif
     daemon: the namespace's sockets and raw frames reach the daemon
-    through its net_memif port."""
+    through its net_memif port; rx_map: a file with the daemon's
+    `tenant list --json`, for per-tenant RX queues."""
 
-    def __init__(self, net, memif):
+    def __init__(self, net, memif, rx_map=None):
         # DPDK speaks on stderr: a file, so that no pipe fills up
         self.log, self.said = f"/tmp/{net.ns}.bridge.log", ""
+        steer = ["--rx-map", rx_map] if rx_map else []
         with open(self.log, "w") as err:
             self.proc = subprocess.Popen(
                 [os.path.join(BIN, "hg-memif-bridge"),
-                 "--iface", net.host_if, "--memif", memif],
+                 "--iface", net.host_if, "--memif", memif, *steer],
                 stdout=subprocess.PIPE, stderr=err, text=True)
         if self.proc.stdout.readline().strip() != "ready":
             said = open(self.log).read()
