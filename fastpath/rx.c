@@ -166,6 +166,12 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 		rx_drop(ft, s, HG_TDROP_UNBOUND);
 		return t;
 	}
+	/* a full ring refuses before the copy, not after it: the app is
+	 * behind, and the work would be thrown away */
+	if (rte_ring_full(tn->ring[ctx][c->idx][HG_RING_RX])) {
+		rx_drop(ft, s, HG_TDROP_RING_FULL);
+		return t;
+	}
 	if (hg_bufpart_alloc(&ft->bufs, (uint8_t)(app + 1), &buf) < 0) {
 		rx_drop(ft, s, HG_TDROP_NO_BUF);
 		return t;

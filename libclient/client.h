@@ -84,6 +84,9 @@ struct hg_ctx {
 
 /* Sets the thread's error text; returns -err for convenience. */
 int hg_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same with a constant message, for the errors an app retries in a
+ * loop (a full queue): no formatting on its hot path. */
+int hg_fail_fixed(int err, const char *msg);
 
 
 /* The worker context the calling thread runs hg_run for (worker_sched.c

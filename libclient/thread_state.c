@@ -11,6 +11,7 @@
 #include "client.h"
 
 static _Thread_local char errbuf[192];
+static _Thread_local const char *errmsg = "";
 _Thread_local hg_ctx_t *hg_tls_worker;
 
 int
@@ -21,6 +22,15 @@ hg_fail(int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(errbuf, sizeof(errbuf), fmt, ap);
 	va_end(ap);
+	errmsg = errbuf;
+	errno = err;
+	return -err;
+}
+
+int
+hg_fail_fixed(int err, const char *msg)
+{
+	errmsg = msg;
 	errno = err;
 	return -err;
 }
@@ -28,5 +38,5 @@ hg_fail(int err, const char *fmt, ...)
 const char *
 hg_strerror(void)
 {
-	return errbuf;
+	return errmsg;
 }

@@ -19,7 +19,7 @@ push_tx(hg_ctx_t *ctx, struct hg_desc *d)
 
 	if (rte_ring_sp_enqueue_elem(ctx->ring[core][HG_RING_TX], d,
 				     sizeof(*d)) != 0)
-		return hg_fail(EAGAIN, "transmit queue full");
+		return hg_fail_fixed(EAGAIN, "transmit queue full");
 	return 0;
 }
 
@@ -103,7 +103,7 @@ take_buffer(hg_ctx_t *ctx, uint32_t *buf)
 			return 0;
 		}
 	}
-	return hg_fail(ENOBUFS, "no free buffer yet");
+	return hg_fail_fixed(ENOBUFS, "no free buffer yet");
 }
 
 static void

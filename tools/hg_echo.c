@@ -37,7 +37,14 @@
 #include "util.h"
 
 #define MAX_THREADS 16
-#define SEND_RETRIES 100000
+/* A full transmit queue is the daemon holding this tenant back (out of
+ * budget) or behind: retry, spinning SEND_SPIN times and then napping
+ * ever longer, for at most SEND_WAIT_NS before the answer is dropped.
+ * Spinning the whole time would take the apps' CPU from every other
+ * tenant's app on it, the victim's among them: the throttled tenant's
+ * app would win on the apps' CPU what its budget lost on the fast path. */
+#define SEND_SPIN    64
+#define SEND_WAIT_NS 100000000ull
 #define YIELD_EVERY_NS 1000	/* a yield point per microsecond of work */
 
 static volatile sig_atomic_t stop;
@@ -121,15 +128,35 @@ work(hg_ctx_t *ctx, struct hg_msg *m, struct hg_rpc_req *rq)
 	return rpc;
 }
 
+/* Waits before retry `tries` of a send the queue refused; 0 while the
+ * answer is still worth retrying. */
+static int
+send_wait(unsigned tries, uint64_t *since)
+{
+	struct timespec ts = { 0, 0 };
+
+	if (tries < SEND_SPIN)
+		return 0;
+	if (*since == 0)
+		*since = hg_now_ns();
+	else if (hg_now_ns() - *since > SEND_WAIT_NS)
+		return -1;
+	ts.tv_nsec = 1000L << ((tries - SEND_SPIN) / 8 < 8 ? (tries - SEND_SPIN) / 8 : 8); /* 1..256 us */
+	nanosleep(&ts, NULL);
+	return 0;
+}
+
 /* Answers one request, retried while the transmit queue is full. */
 static void
 reply_one(hg_ctx_t *ctx, struct hg_msg *m, const struct hg_rpc_req *rq)
 {
-	int tries, rc = 0;
+	uint64_t since = 0;
+	unsigned tries;
+	int rc = 0;
 
-	for (tries = 0; tries < SEND_RETRIES; tries++) {
+	for (tries = 0;; tries++) {
 		rc = answer(ctx, m, rq);
-		if (rc != -EAGAIN)
+		if (rc != -EAGAIN || send_wait(tries, &since) < 0)
 			break;
 	}
 	if (rc == 0) {
@@ -155,8 +182,9 @@ serve_burst(hg_ctx_t *ctx, struct hg_msg *m, unsigned n)
 {
 	struct hg_msg raw[HG_BURST_MAX];
 	struct hg_rpc_req rq;
-	unsigned i, k = 0, sent = 0;
-	int tries, rc;
+	unsigned i, k = 0, sent = 0, tries;
+	uint64_t since = 0;
+	int rc;
 
 	for (i = 0; i < n; i++) {
 		if (work(ctx, &m[i], &rq))
@@ -164,11 +192,13 @@ serve_burst(hg_ctx_t *ctx, struct hg_msg *m, unsigned n)
 		else
 			raw[k++] = m[i];
 	}
-	for (tries = 0; sent < k && tries < SEND_RETRIES; tries++) {
+	for (tries = 0; sent < k; tries++) {
 		rc = hg_send_burst(ctx, raw + sent, k - sent);
 		if (rc < 0)
 			break;
 		sent += (unsigned)rc;
+		if (sent < k && send_wait(tries, &since) < 0)
+			break;
 	}
 	__atomic_fetch_add(&served, sent, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&dropped, k - sent, __ATOMIC_RELAXED);

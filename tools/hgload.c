@@ -861,7 +861,7 @@ static void
 receive(struct load *ls, unsigned n)
 {
 	static struct rxset rs;
-	unsigned k, i, busy;
+	unsigned k, i, busy, blasts = 0;
 
 	rs.n = n;
 	rs.ep = ls[0].memif[0] ? -1 : epoll_create1(EPOLL_CLOEXEC);
@@ -878,7 +878,14 @@ receive(struct load *ls, unsigned n)
 		/* a victim's replies are timestamped here: as urgent as its sender */
 		if (ls[k].rt)
 			realtime();
+		blasts += ls[k].blast;
 	}
+	/* a flood's answers are only counted: its receiver, like its
+	 * senders, takes only what nobody else on the CPU wants (polling the
+	 * answers to a saturating flood, it would otherwise take as much of
+	 * the apps' CPU as the flood itself) */
+	if (blasts == n)
+		idle_priority();
 	do {
 		receive_some(&rs);
 		for (k = 0, busy = 0; k < n; k++)
