@@ -1,9 +1,12 @@
 """Shared pieces of the benchmark drivers: the test network and daemon
-(from the integration helpers), hgload runs pinned to CPU 0, tables, JSON
-and plots in bench/out/.
+(from the integration helpers), the CPUs each role runs on, hgload runs,
+tables, JSON and plots in bench/out/.
 
-On a 2-core machine the fast-path core gets CPU 1 to itself; the slow path,
-the apps and the load generators share CPU 0."""
+The CPUs come from the machine (--cpus LIST, by default the process's
+affinity; Layout): on a 2-core machine the fast-path core gets CPU 1 to
+itself and the slow path, the apps and the load generators share CPU 0;
+with more CPUs each role gets its own."""
+import argparse
 import json
 import os
 import subprocess
@@ -14,7 +17,83 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "integration"))
 from hg import BIN, DAEMON_IP, Daemon, Netns, Sink, memif_daemon  # noqa: E402,F401
 
 OUT = os.path.join(HERE, "out")
-APP_CPUS = "0"
+
+
+def cpu_list(text):
+    """'0-3,6' -> [0, 1, 2, 3, 6]."""
+    cpus = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return sorted(cpus)
+
+
+def cpu_str(cpus):
+    return ",".join(str(c) for c in cpus)
+
+
+class Layout:
+    """Which CPUs each role of a bench runs on: the slow path, each
+    fast-path core, the apps, the clients (hgload's senders and receiver,
+    the kernel baselines). With as many CPUs as fast-path cores + 1:
+    the fast-path cores on their own, everything else on the first CPU
+    (the 2-core box's layout); with one more, the apps get their own;
+    with two more or beyond, the slow path too, and the clients the rest."""
+
+    def __init__(self, cpus=None, fp_cores=1):
+        self.set(cpus or sorted(os.sched_getaffinity(0)), fp_cores)
+
+    def set(self, cpus, fp_cores=1):
+        if len(cpus) < fp_cores + 1:
+            raise SystemExit(f"--cpus {cpu_str(cpus)}: {fp_cores} fast-path core(s) "
+                             "need that many CPUs and one more")
+        self.cpus, self.fp = list(cpus), list(cpus[1:1 + fp_cores])
+        rest = [cpus[0]] + list(cpus[1 + fp_cores:])
+        if len(rest) == 1:
+            self.slow = self.apps = self.clients = rest
+        elif len(rest) == 2:
+            self.slow, self.apps, self.clients = rest[:1], rest[1:], rest[:1]
+        else:
+            self.slow, self.apps, self.clients = rest[:1], rest[1:2], rest[2:]
+
+    @property
+    def app_cpus(self):
+        return cpu_str(self.apps)
+
+    @property
+    def client_cpus(self):
+        return cpu_str(self.clients)
+
+    def lcores(self):
+        """DPDK's --lcores for the daemon: lcore 0 (the slow path) and
+        one per fast-path core, each on its CPU."""
+        return ",".join(f"{i}@{c}" for i, c in enumerate(self.slow[:1] + self.fp))
+
+    def as_dict(self):
+        return {"cpus": self.cpus, "slow_path": self.slow, "fast_path": self.fp,
+                "apps": self.apps, "clients": self.clients}
+
+    def describe(self):
+        return (f"cpus: slow path {cpu_str(self.slow)}, fast path {cpu_str(self.fp)}, "
+                f"apps {self.app_cpus}, clients {self.client_cpus}")
+
+
+CPUS = Layout()
+
+
+def argparser(doc):
+    """A bench's argument parser, with --cpus."""
+    ap = argparse.ArgumentParser(description=doc.strip().splitlines()[0])
+    ap.add_argument("--cpus", type=cpu_list, default=None,
+                    help="CPUs the bench may use, e.g. 0-3 (default: this "
+                         "process's affinity); roles are assigned from them")
+    return ap
+
+
+def use_cpus(args, fp_cores=1):
+    """Applies --cpus and prints the roles' CPUs at the top of the output."""
+    CPUS.set(args.cpus or sorted(os.sched_getaffinity(0)), fp_cores)
+    print(CPUS.describe(), flush=True)
 
 
 class Bench:
@@ -27,10 +106,12 @@ class Bench:
         self.net = None if memif else Netns(f"{os.getpid() % 1000}{tag}")
         self.daemons, self.apps = [], []
         self.d = None
+        self.rx_map = None      # memif: the daemon's RX map (hgload --rx-map)
         try:
             if memif:
                 self.d = memif_daemon(f"{os.getpid() % 10000}{tag}",
-                                      extra=("--idle", "poll", *extra))
+                                      extra=("--idle", "poll", *extra),
+                                      lcores=CPUS.lcores())
                 self.daemons.append(self.d)
             elif start_daemon:
                 self.d = self.daemon(self.net.ns[3:], extra)
@@ -41,12 +122,12 @@ class Bench:
     def run(self, loads):
         """The loads at once; their JSON results in order."""
         if self.net is None:
-            return run_memif(self.d.memif, loads)
+            return run_memif(self.d.memif, loads, rx_map=self.rx_map)
         return run_loads(self.net, loads)
 
     def daemon(self, tag, extra=(), vdev=None, lcores=None):
         d = Daemon(tag, vdev or f"net_af_packet0,iface={self.net.host_if}",
-                   extra=("--idle", "poll", *extra), lcores=lcores)
+                   extra=("--idle", "poll", *extra), lcores=lcores or CPUS.lcores())
         self.daemons.append(d)
         return d
 
@@ -58,7 +139,7 @@ class Bench:
         for k, v in opts.items():
             args += [f"--{k.replace('_', '-')}", str(v)]
         d.hgctl(*args)
-        e = d.echo(name, port, threads, cpus=APP_CPUS, extra=echo)
+        e = d.echo(name, port, threads, cpus=CPUS.app_cpus, extra=echo)
         if rt:
             subprocess.run(["chrt", "-f", "-a", "-p", "50", str(e.proc.pid)], check=True)
         self.apps.append(e)
@@ -99,17 +180,19 @@ def hgload_args(port, rate, duration, flows=1, size=64, workload="fixed:0",
 def hgload_cmd(rt=False, nice=0, cpus=None, **load):
     """rt: the client runs SCHED_FIFO, so that its own latency on the
     shared CPU stays small next to what the datapath does; nice: its nice
-    level; cpus: where it runs (default APP_CPUS)."""
+    level; cpus: where it runs (default the clients' CPUs)."""
     prio = ["chrt", "-f", "50"] if rt else ["nice", "-n", str(nice)] if nice else []
-    return [*prio, "taskset", "-c", cpus or APP_CPUS, os.path.join(BIN, "hgload"),
+    return [*prio, "taskset", "-c", cpus or CPUS.client_cpus, os.path.join(BIN, "hgload"),
             *hgload_args(**load)]
 
 
-def run_memif(memif, loads, cpus=None):
+def run_memif(memif, loads, cpus=None, rx_map=None):
     """The loads in one hgload over its own memif port (--and between
     them), as clients behind one NIC; rt: that load's sender and the
-    receiver run SCHED_FIFO. Returns their JSON results in order."""
-    cmd = ["taskset", "-c", cpus or APP_CPUS, os.path.join(BIN, "hgload"), "--memif", memif]
+    receiver run SCHED_FIFO; rx_map: steer by the daemon's RX map (per-
+    tenant RX queues). Returns their JSON results in order."""
+    cmd = ["taskset", "-c", cpus or CPUS.client_cpus, os.path.join(BIN, "hgload"),
+           "--memif", memif, *(["--rx-map", rx_map] if rx_map else [])]
     for i, l in enumerate(loads):
         l = dict(l)
         rt = l.pop("rt", False)
@@ -131,7 +214,10 @@ def run_loads(net, loads):
 
 
 def save(name, data):
+    """bench/out/NAME.json; a dict gets the roles' CPUs under "cpus"."""
     path = os.path.join(OUT, f"{name}.json")
+    if isinstance(data, dict):
+        data = {**data, "cpus": CPUS.as_dict()}
     with open(path, "w") as f:
         json.dump(data, f, indent=2)
     return path

@@ -181,6 +181,9 @@ struct hg_fp_core {
 	uint64_t sweep_next;		/* TSC of the next paced sweep */
 	uint64_t rng;			/* for splitting slack by weight */
 	uint64_t burst;			/* RX bursts so far */
+	int32_t rx_last_t;		/* tenant of the last datagram RX billed */
+	uint64_t rx_mixed;		/* TSC when RX last went from one
+					 * tenant's datagrams to another's */
 	uint64_t now;			/* TSC at the start of this pass */
 	uint32_t n_rxq;			/* RX queues this core polls */
 	uint32_t rxq_rr;		/* the queue polled first */

@@ -51,7 +51,8 @@ steer(struct hg_fp_core *c, const struct hg_tenant *tn, const struct hg_app_rout
 struct rx_gate {
 	int protect;		/* protection on: bill funded tenants */
 	int drop;		/* ... and rx-overbudget drop, with neighbours */
-	int full;		/* the burst came back full */
+	int full;		/* the burst came back full, from a queue that
+				 * more than one tenant is receiving on */
 	int funded_busy;	/* a funded tenant has work: pending TX at the
 				 * burst's start (known once it matters) or a
 				 * datagram in this burst */
@@ -320,6 +321,10 @@ rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
 	hg_charge(ft, HG_PT_RX, cycles, 1, billed);
 	ft->unfunded[HG_PT_RX] += g->protect && !billed;
 	g->funded_seen |= billed;
+	if ((int32_t)t != c->rx_last_t) {
+		c->rx_last_t = (int32_t)t;
+		c->rx_mixed = c->now;
+	}
 	if (g->protect && !billed)
 		g->unfunded = (int)t;
 	ft->nic_cycles[HG_PT_RX] += nic;
@@ -330,6 +335,12 @@ rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
 	}
 	hg_touch(c, t);
 }
+
+/* A full burst is a backlog in front of someone else only while another
+ * tenant's datagrams arrive too: RX went from one tenant to another in
+ * the last HG_RX_MIXED_US. A lone tenant's own burst, larger than its
+ * budget, is not shed for being full (the queue delays nobody else). */
+#define HG_RX_MIXED_US 1000u
 
 /* Does the burst's queue carry more than one tenant? A full burst from a
  * queue of its own delays only that tenant's datagrams. */
@@ -364,7 +375,8 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q)
 		g.protect = 1;
 		g.drop = __atomic_load_n(&dp->live.rx_drop, __ATOMIC_RELAXED) != 0 &&
 			 __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) >= 2;
-		g.full = n == HG_BATCH && rxq_shared(dp, c, q);
+		g.full = n == HG_BATCH && rxq_shared(dp, c, q) &&
+			 t - c->rx_mixed < rte_get_tsc_hz() / 1000000 * HG_RX_MIXED_US;
 	}
 	/* the burst's NIC cost belongs to its packets: split it evenly */
 	share = (t - t0) / n;

@@ -141,12 +141,12 @@ class Daemon:
         return self.proc.returncode
 
 
-def memif_daemon(tag, extra=(), mac=None):
+def memif_daemon(tag, extra=(), mac=None, lcores=None):
     """A daemon whose port is net_memif, the server of an abstract socket
     (memif's default: no file to remove) named by d.memif; mac: the
     port's address (default: memif's own)."""
     vdev = f"net_memif0,role=server,socket=/hgt{tag}.memif" + (f",mac={mac}" if mac else "")
-    d = Daemon(tag, vdev, extra=extra)
+    d = Daemon(tag, vdev, extra=extra, lcores=lcores)
     d.memif = f"/hgt{tag}.memif"
     return d
 
