@@ -3,6 +3,7 @@ daemon, hgctl, and sockets that live inside the test namespace.
 
 Every resource made here is registered for cleanup, so a failing test
 still removes its namespace, interfaces and processes."""
+import contextlib
 import ctypes
 import json
 import os
@@ -149,6 +150,30 @@ def memif_daemon(tag, extra=(), mac=None, lcores=None):
     d = Daemon(tag, vdev, extra=extra, lcores=lcores)
     d.memif = f"/hgt{tag}.memif"
     return d
+
+
+@contextlib.contextmanager
+def victim_and_sink(tag, victim, sink, extra=(), mac=None, more=None):
+    """A memif daemon with a victim tenant answering on port victim
+    (hg-echo on CPU 0) and an RX-only sink on port sink (tenant sink0,
+    hg-idle); more(d, apps) adds what else a module needs. Stops them all
+    at the end, and checks that the daemon exited cleanly."""
+    d = memif_daemon(tag, extra=extra, mac=mac)
+    apps = []
+    try:
+        d.hgctl("tenant", "add", "victim", "--ports", f"{victim}-{victim}")
+        d.hgctl("tenant", "add", "sink0", "--ports", f"{sink}-{sink}")
+        if more:
+            more(d, apps)
+        apps.append(d.echo("victim", victim, cpus="0"))
+        apps.append(Sink(d, "sink", sink))
+        yield d
+    finally:
+        for a in apps:
+            a.stop()
+        d.hgctl("config", "set", "protection", "on", check=False)
+        assert d.stop() == 0, d.logtext()
+        assert "Sanitizer" not in d.logtext() and "runtime error" not in d.logtext()
 
 
 def stop_proc(proc, sig=signal.SIGTERM, timeout=10):

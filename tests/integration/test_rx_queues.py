@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from hg import BIN, DAEMON_IP, Bridge, Daemon, Sink, memif_daemon
+from hg import BIN, DAEMON_IP, Bridge, Daemon, victim_and_sink
 
 VICTIM, SINK, PINNED = 7500, 7600, 7700
 
@@ -40,22 +40,12 @@ def test_af_packet_reports_a_shared_queue(net):
 def mq(net):
     """A memif daemon with four RX queues per core, a victim (hg-echo),
     an RX-only sink and a tenant pinned to queue 3."""
-    d = memif_daemon(f"{os.getpid() % 10000}rxq", extra=["--rx-queues", "4"], mac=net.mac)
-    apps = []
-    try:
-        d.hgctl("tenant", "add", "victim", "--ports", f"{VICTIM}-{VICTIM}")
-        d.hgctl("tenant", "add", "sink0", "--ports", f"{SINK}-{SINK}")
+    def pinned(d, apps):
         d.hgctl("tenant", "add", "pinned", "--ports", f"{PINNED}-{PINNED}", "--rx-queue", "3")
-        apps.append(d.echo("victim", VICTIM, cpus="0"))
         apps.append(d.echo("pinned", PINNED))
-        apps.append(Sink(d, "sink", SINK))
+    with victim_and_sink(f"{os.getpid() % 10000}rxq", VICTIM, SINK, extra=["--rx-queues", "4"],
+                         mac=net.mac, more=pinned) as d:
         yield d
-    finally:
-        for a in apps:
-            a.stop()
-        d.hgctl("config", "set", "protection", "on", check=False)
-        assert d.stop() == 0, d.logtext()
-        assert "Sanitizer" not in d.logtext() and "runtime error" not in d.logtext()
 
 
 def test_tenants_get_queues_of_their_own_and_the_list_shows_the_map(mq):

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from hg import BIN, DAEMON_IP, Sink, memif_daemon
+from hg import BIN, DAEMON_IP, memif_daemon, victim_and_sink
 
 VICTIM, SINK = 7300, 7400
 
@@ -17,20 +17,8 @@ VICTIM, SINK = 7300, 7400
 @pytest.fixture(scope="module")
 def flood(request):
     """A memif daemon with a victim (hg-echo) and an RX-only sink."""
-    d = memif_daemon(f"{os.getpid() % 10000}sat")
-    apps = []
-    try:
-        d.hgctl("tenant", "add", "victim", "--ports", f"{VICTIM}-{VICTIM}")
-        d.hgctl("tenant", "add", "sink0", "--ports", f"{SINK}-{SINK}")
-        apps.append(d.echo("victim", VICTIM, cpus="0"))
-        apps.append(Sink(d, "sink", SINK))
+    with victim_and_sink(f"{os.getpid() % 10000}sat", VICTIM, SINK) as d:
         yield d
-    finally:
-        for a in apps:
-            a.stop()
-        d.hgctl("config", "set", "protection", "on", check=False)
-        assert d.stop() == 0, d.logtext()
-        assert "Sanitizer" not in d.logtext() and "runtime error" not in d.logtext()
 
 
 def run(d, secs=2.0, blast_port=SINK, size=64):
