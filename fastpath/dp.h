@@ -185,6 +185,8 @@ struct hg_fp_core {
 	uint64_t rx_mixed;		/* TSC when RX last went from one
 					 * tenant's datagrams to another's */
 	uint64_t now;			/* TSC at the start of this pass */
+	uint64_t last_empty;		/* ... of the last pass that found
+					 * nothing to do */
 	uint32_t n_rxq;			/* RX queues this core polls */
 	uint32_t rxq_rr;		/* the queue polled first */
 	struct hg_rxq rxq[HG_MAX_RXQ];

@@ -142,8 +142,10 @@ hg_fp_loop(void *arg)
 		hg_fp_flush(dp, c);
 		if (work == 0)
 			work = idle_sweep(dp, c);
-		if (work == 0)
+		if (work == 0) {
+			c->last_empty = t0;
 			idle(c, &empty);
+		}
 	}
 	return 0;
 }

@@ -42,7 +42,7 @@ steer(struct hg_fp_core *c, const struct hg_tenant *tn, const struct hg_app_rout
 /* Open-loop receive protection (DESIGN §4, Virtuoso §4.4), decided right
  * after parsing, before any copy, ring slot or doorbell: a datagram of a
  * tenant out of budget is dropped when a funded tenant has work on this
- * core, or when the burst came back full (the shared queue is backing up,
+ * saturated core, or when the burst came back full (the shared queue is backing up,
  * and every datagram still served out of turn makes the ones behind it,
  * a funded tenant's among them, wait longer). Never while the tenant is
  * the only one: a lone tenant delays nobody. The drop costs parsing and a
@@ -95,6 +95,19 @@ pend_funded(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g)
 	return g->funded_busy;
 }
 
+/* A funded tenant's pending work waits for this core only while the core
+ * is saturated: it has not had a pass with nothing to do for
+ * HG_RX_BUSY_US. A core with idle passes serves everyone's work anyway,
+ * and shedding there would only throw away datagrams it had time for
+ * (work conservation, DESIGN §4). */
+#define HG_RX_BUSY_US 100u
+
+static int
+core_saturated(const struct hg_fp_core *c)
+{
+	return c->now - c->last_empty > rte_get_tsc_hz() / 1000000 * HG_RX_BUSY_US;
+}
+
 static int
 over_budget(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
 	    int t)
@@ -106,7 +119,7 @@ over_budget(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
 		return 0;
 	}
 	/* t is unfunded, so any funded tenant with work is another one */
-	return g->full || pend_funded(dp, c, g);
+	return g->full || (core_saturated(c) && pend_funded(dp, c, g));
 }
 
 /* Drops a datagram of tenant t after its RPC request was admitted: the

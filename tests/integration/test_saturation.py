@@ -196,3 +196,31 @@ def test_tx_serves_funded_tenants_first():
     # for CPU 0
     assert victim["lost"] <= victim["sent"] // 100, victim
     assert result["off"][:2] == (0, 0), result["off"]
+
+
+def test_an_unsaturated_core_sheds_nothing():
+    """Work conservation at RX: a tenant far over its share (weight 0.01)
+    next to a busy victim, on a core with time to spare, gets every
+    datagram served; shedding waits for a saturated core."""
+    d = memif_daemon(f"{os.getpid() % 10000}wc")
+    apps = []
+    try:
+        d.hgctl("tenant", "add", "victim", "--ports", "7330-7330")
+        d.hgctl("tenant", "add", "small", "--ports", "7430-7430", "--weight", "0.01")
+        apps += [d.echo("victim", 7330, cpus="0"), d.echo("small", 7430, cpus="0")]
+        cmd = ["taskset", "-c", "0", os.path.join(BIN, "hgload"), "--memif", d.memif, "--json",
+               "--target", f"{DAEMON_IP}:7330", "--rate", "5000", "--duration", "2",
+               "--and", "--target", f"{DAEMON_IP}:7430", "--rate", "20000", "--flows", "4",
+               "--duration", "2"]
+        st0 = d.stats()
+        _, small = json.loads(subprocess.run(cmd, capture_output=True, text=True, timeout=60,
+                                             check=True).stdout)
+        st1 = d.stats()
+        shed = drops(d.tenant_stats("small")).get("rx_over_budget", 0)
+    finally:
+        for a in apps:
+            a.stop()
+        assert d.stop() == 0, d.logtext()
+    busy = (st1["cores"][0]["busy_cycles"] - st0["cores"][0]["busy_cycles"]) / st1["tsc_hz"] / 2
+    assert busy < 0.5, busy                 # the premise: time to spare
+    assert shed == 0 and small["lost"] <= small["sent"] // 1000, (shed, small)
