@@ -5,7 +5,9 @@
  * the client of the daemon's socket), so that hgload keeps hgload's
  * command line. Every sender thread and the receiver thread transmit
  * (credit drains happen on the receiver), each from a batch of its own;
- * the one TX queue takes a batch at a time under a lock. The lock is a
+ * a ring towards the daemon takes a batch at a time under its lock (one
+ * ring without --rx-map; with it, one per RX queue of the daemon, each
+ * datagram on its tenant's: rx_map.h). The lock is a
  * priority-inheriting mutex, not a spinlock: with a SCHED_FIFO sender
  * (--rt) on the CPU of a normal one holding it, a spinlock spins until
  * the kernel throttles real-time tasks (0.95 s). Uncontended, it is one
