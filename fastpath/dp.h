@@ -60,6 +60,7 @@ struct hg_rxq {
 	int32_t unfunded;		/* that tenant, or -1 */
 	uint64_t pkts;			/* received on it */
 	uint64_t deferred;		/* passes it waited out, unfunded */
+	uint32_t was_full;		/* its last burst came back full */
 };
 
 enum hg_tenant_state { HG_TENANT_FREE, HG_TENANT_ACTIVE, HG_TENANT_DYING };

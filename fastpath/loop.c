@@ -143,8 +143,10 @@ hg_fp_loop(void *arg)
 		if (work == 0)
 			work = idle_sweep(dp, c);
 		if (work == 0) {
-			c->last_empty = t0;
 			idle(c, &empty);
+			/* after the nap: what arrived during it is a backlog
+			 * of the nap's making, not of a saturated core */
+			c->last_empty = rte_rdtsc();
 		}
 	}
 	return 0;

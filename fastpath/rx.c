@@ -51,8 +51,9 @@ steer(struct hg_fp_core *c, const struct hg_tenant *tn, const struct hg_app_rout
 struct rx_gate {
 	int protect;		/* protection on: bill funded tenants */
 	int drop;		/* ... and rx-overbudget drop, with neighbours */
-	int full;		/* the burst came back full, from a queue that
-				 * more than one tenant is receiving on */
+	int full;		/* the burst came back full after a full one,
+				 * from a queue that more than one tenant is
+				 * receiving on */
 	int funded_busy;	/* a funded tenant has work: pending TX at the
 				 * burst's start (known once it matters) or a
 				 * datagram in this burst */
@@ -100,7 +101,7 @@ pend_funded(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g)
  * HG_RX_BUSY_US. A core with idle passes serves everyone's work anyway,
  * and shedding there would only throw away datagrams it had time for
  * (work conservation, DESIGN §4). */
-#define HG_RX_BUSY_US 100u
+#define HG_RX_BUSY_US 1000u
 
 static int
 core_saturated(const struct hg_fp_core *c)
@@ -352,7 +353,9 @@ rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
 /* A full burst is a backlog in front of someone else only while another
  * tenant's datagrams arrive too: RX went from one tenant to another in
  * the last HG_RX_MIXED_US. A lone tenant's own burst, larger than its
- * budget, is not shed for being full (the queue delays nobody else). */
+ * budget, is not shed for being full (the queue delays nobody else).
+ * And only the second full burst in a row counts: one full burst is as
+ * likely a client's batch of 32, or what arrived during a nap. */
 #define HG_RX_MIXED_US 1000u
 
 /* Does the burst's queue carry more than one tenant? A full burst from a
@@ -388,9 +391,10 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q)
 		g.protect = 1;
 		g.drop = __atomic_load_n(&dp->live.rx_drop, __ATOMIC_RELAXED) != 0 &&
 			 __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) >= 2;
-		g.full = n == HG_BATCH && rxq_shared(dp, c, q) &&
+		g.full = n == HG_BATCH && q->was_full && rxq_shared(dp, c, q) &&
 			 t - c->rx_mixed < rte_get_tsc_hz() / 1000000 * HG_RX_MIXED_US;
 	}
+	q->was_full = n == HG_BATCH;
 	/* the burst's NIC cost belongs to its packets: split it evenly */
 	share = (t - t0) / n;
 	for (i = 0; i < n; i++) {
