@@ -186,13 +186,14 @@ def hgload_cmd(rt=False, nice=0, cpus=None, **load):
             *hgload_args(**load)]
 
 
-def run_memif(memif, loads, cpus=None, rx_map=None):
+def run_memif(memif, loads, cpus=None, rx_map=None, extra=()):
     """The loads in one hgload over its own memif port (--and between
     them), as clients behind one NIC; rt: that load's sender and the
     receiver run SCHED_FIFO; rx_map: steer by the daemon's RX map (per-
-    tenant RX queues). Returns their JSON results in order."""
+    tenant RX queues); extra: more of the first load's options. Returns
+    their JSON results in order."""
     cmd = ["taskset", "-c", cpus or CPUS.client_cpus, os.path.join(BIN, "hgload"),
-           "--memif", memif, *(["--rx-map", rx_map] if rx_map else [])]
+           "--memif", memif, *(["--rx-map", rx_map] if rx_map else []), *extra]
     for i, l in enumerate(loads):
         l = dict(l)
         rt = l.pop("rt", False)

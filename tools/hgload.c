@@ -117,6 +117,7 @@ struct load {
 	uint64_t behind;	/* arrivals due before the end, never sent */
 	char memif[108];	/* --memif: the daemon's memif socket, or none */
 	const char *rx_map;	/* --rx-map: its rings (rx_map.h), or NULL */
+	const char *peer_mac;	/* --peer-mac: no ARP (testpmd), or NULL */
 	uint32_t src_ip;	/* --source: our address on the memif link */
 	unsigned flow0;		/* memif: our flows' first in the port's */
 	int rt;			/* --rt: the sender runs SCHED_FIFO */
@@ -313,6 +314,7 @@ open_transport(struct load *ls, unsigned n)
 		if (ls[k].rt)
 			c.rx_spin_ns = 0, c.rx_nap_max_ns = 10000u;
 	}
+	c.peer_mac = ls[0].peer_mac;
 	if (ls[0].rx_map != NULL) {
 		static struct hg_rx_map map;	/* 64 KB: not on the stack */
 
@@ -1174,6 +1176,8 @@ usage(int code)
 		" port of its own, not the kernel)\n"
 		"              [--rx-map FILE]  (memif: the daemon's rings, from"
 		" hgctl tenant list --json)\n"
+		"              [--peer-mac MAC]  (memif: a peer that does not answer"
+		" ARP, e.g. testpmd)\n"
 		"              [--rt]  (the sender runs SCHED_FIFO)\n"
 		"              [--blast]  (a flood: bursts as fast as the link takes"
 		" them, from a SCHED_IDLE\n"
@@ -1233,6 +1237,7 @@ parse_args(struct load *l, int argc, char **argv)
 		{ "memif", required_argument, NULL, 'M' },
 		{ "source", required_argument, NULL, 'I' },
 		{ "rx-map", required_argument, NULL, 'X' },
+		{ "peer-mac", required_argument, NULL, 'P' },
 		{ "rt", no_argument, NULL, 'R' },
 		{ "blast", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1275,6 +1280,7 @@ parse_args(struct load *l, int argc, char **argv)
 				  die("--source '%s' is not an IPv4 address", optarg);
 			  break;
 		case 'X': l->rx_map = optarg; break;
+		case 'P': l->peer_mac = optarg; break;
 		case 'R': l->rt = 1; break;
 		case 'B': l->blast = 1; break;
 		case 'h': usage(0); break;

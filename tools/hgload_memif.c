@@ -386,7 +386,13 @@ hgl_memif_open(const struct hgl_memif_cfg *c, char *err, size_t n)
 			 c->socket, WAIT_LINK_S);
 		return -1;
 	}
-	if (resolve_peer() < 0) {
+	if (c->peer_mac != NULL) {
+		if (rte_ether_unformat_addr(c->peer_mac, &mf.peer) < 0) {
+			snprintf(err, n, "--peer-mac %s is not a MAC address", c->peer_mac);
+			return -1;
+		}
+		mf.have_peer = 1;
+	} else if (resolve_peer() < 0) {
 		struct in_addr a = { c->dst_ip };
 
 		snprintf(err, n, "%s does not answer ARP on memif %s", inet_ntoa(a),

@@ -24,6 +24,8 @@ struct hgl_memif_cfg {
 	uint64_t rx_nap_max_ns;	/* ... 10 us, then twice as long each
 				 * time up to this while nothing comes */
 	const struct hg_rx_map *map;	/* the daemon's rings, NULL: one */
+	const char *peer_mac;	/* the peer's MAC, for a peer that does not
+				 * answer ARP (testpmd as the echo); NULL: ask */
 };
 
 #define HGL_MEMIF_PORT0 20000u
