@@ -9,6 +9,7 @@ with more CPUs each role gets its own."""
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -17,6 +18,15 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "integration"))
 from hg import BIN, DAEMON_IP, Daemon, Netns, Sink, memif_daemon  # noqa: E402,F401
 
 OUT = os.path.join(HERE, "out")
+
+
+def _stopped(signum, frame):
+    """A bench stopped by timeout(1) or kill unwinds like ^C: its daemons,
+    apps and namespaces are removed by the with-blocks on the way out."""
+    raise SystemExit(128 + signum)
+
+
+signal.signal(signal.SIGTERM, _stopped)
 
 
 def cpu_list(text):
