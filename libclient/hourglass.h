@@ -30,6 +30,14 @@ extern "C" {
 
 #define HG_API __attribute__((visibility("default")))
 
+/* The release this header belongs to; hg_version() is the library's, so an
+ * app can tell when it runs against another build than it was compiled
+ * with. The soname's number is HG_VERSION_MAJOR. */
+#define HG_VERSION_MAJOR 0
+#define HG_VERSION_MINOR 26
+#define HG_VERSION_PATCH 0
+#define HG_VERSION "0.26.0"
+
 #define HG_DEFAULT_CTL "/run/hourglass/app.sock"	/* the app socket */
 #define HG_MSG_MAX     1472	/* largest payload (1500-byte MTU) */
 
@@ -196,6 +204,9 @@ HG_API void hg_ctx_stats(hg_ctx_t *ctx, struct hg_ctx_stats *s);
 
 /* The last error's one-line reason for this thread. */
 HG_API const char *hg_strerror(void);
+
+/* The library's version, HG_VERSION of the build it came from. */
+HG_API const char *hg_version(void);
 
 #ifdef __cplusplus
 }

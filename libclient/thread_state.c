@@ -40,3 +40,9 @@ hg_strerror(void)
 {
 	return errmsg;
 }
+
+const char *
+hg_version(void)
+{
+	return HG_VERSION;
+}

@@ -322,6 +322,33 @@ check_startup_only(const struct hg_conf_file *f, const struct hg_config *old,
 	return 0;
 }
 
+/* A line for a setting the command line gave: the flag wins. At reload a
+ * line that would change it is refused, so that an edit the daemon will
+ * not take is never reported as applied. */
+static int
+flag_wins(const struct setting *s, const char *value, int running, char *e,
+	  size_t n)
+{
+	struct hg_config keep = hg_cfg;
+	char now[256], file[256];
+	int rc;
+
+	if (!running)
+		return 0;
+	format(s, now, sizeof(now));
+	rc = hg_config_set(s->name, value, 0, e, n);
+	format(s, file, sizeof(file));
+	hg_cfg = keep;
+	if (rc < 0)
+		return rc;
+	if (strcmp(now, file) == 0)
+		return 0;
+	snprintf(e, n, "%s is given on the command line (--%s %.40s), which "
+		 "the file cannot change; restart without the flag to set it here",
+		 s->name, s->name, now);
+	return -EPERM;
+}
+
 int
 hg_config_apply_file(const struct hg_conf_file *f, const char *path,
 		     int running, char *err, size_t errlen)
@@ -334,8 +361,11 @@ hg_config_apply_file(const struct hg_conf_file *f, const char *path,
 
 	for (i = 0; rc == 0 && i < f->n_set; i++) {
 		s = find(f->set[i].key);
-		if (s != NULL && from_flag[s - settings])
+		if (s != NULL && from_flag[s - settings]) {
+			if ((rc = flag_wins(s, f->set[i].value, running, e, sizeof(e))) < 0)
+				snprintf(err, errlen, "%s:%d: %s", path, f->set[i].line, e);
 			continue;
+		}
 		if (strcmp(f->set[i].key, "config") == 0) {
 			snprintf(e, sizeof(e), "config cannot nest");
 			rc = -EINVAL;
@@ -393,18 +423,22 @@ load_file(const char *path)
 	return rc;
 }
 
-static void
-usage(void)
+void
+hg_config_usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(stderr, "usage: hourglassd [EAL args] -- --ip ADDR/PREFIX "
-		"[options]\n\noptions:\n");
+	fprintf(f, "usage: hourglassd [EAL options] -- --ip ADDR/PREFIX [options]\n\n"
+		"EAL options (before '--'; hourglassd --help-eal lists them all), "
+		"for example:\n"
+		"  --no-huge -m 512 --lcores 0@0,1@1 --vdev net_af_packet0,iface=veth0\n"
+		"\noptions (after '--'; also KEY VALUE lines in --config FILE):\n");
 	for (i = 0; i < N_SETTINGS; i++)
-		fprintf(stderr, "  --%-12s %s (default: %s)%s\n",
+		fprintf(f, "  --%-12s %s (default: %s)%s\n",
 			settings[i].name, settings[i].help,
 			settings[i].def[0] ? settings[i].def : "none",
 			settings[i].live ? "" : " [startup only]");
+	fprintf(f, "  --help        this text\n  --version     the version\n");
 }
 
 /* One pass of the application flags through getopt_long. */
@@ -422,14 +456,16 @@ apply_flags(int argc, char **argv)
 	opts[i++] = (struct option){ "help", no_argument, NULL, 'h' };
 	opts[i] = (struct option){ NULL, 0, NULL, 0 };
 	optind = 1;
-	opterr = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
+	opterr = 0;	/* one line of ours instead of getopt's and ours */
+	while ((c = getopt_long(argc, argv, ":h", opts, &idx)) != -1) {
 		if (c == 'h') {
-			usage();
+			hg_config_usage(stdout);
 			return 1;
 		}
 		if (c != 0) {
-			usage();
+			fprintf(stderr, "hourglassd: %s '%s' (see hourglassd --help)\n",
+				c == ':' ? "no value for" : "unknown option",
+				argv[optind - 1]);
 			return -1;
 		}
 		if (hg_config_set(settings[idx].name, optarg, 0, err,

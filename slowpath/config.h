@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct hg_config {
 	char ip[32];		/* ADDR/PREFIX */
@@ -72,6 +73,8 @@ void hg_config_changed(void);
  * was named; flags win over the file. Returns 0, 1 for --help, -1 on error
  * (already reported on stderr). */
 int hg_config_parse_args(int argc, char **argv);
+/* The daemon's options, one line each, and how EAL's go before them. */
+void hg_config_usage(FILE *f);
 
 /* Parses ADDR/PREFIX; prefix 16..30. */
 int hg_parse_cidr(const char *s, uint32_t *ip_net, uint32_t *prefix);

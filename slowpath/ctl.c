@@ -780,27 +780,40 @@ on_accept(evutil_socket_t lfd, short what, void *arg)
 	hg_ctl_conn_new(ctl, fd, l->role == ROLE_APP, &peer);
 }
 
+/* The flag that names a listener, for its errors. */
+static const char *
+flag_of(enum role role)
+{
+	return role == ROLE_APP ? "--app-ctl" : "--ctl";
+}
+
+/* The socket's directory, made if missing (one level: /run/hourglass);
+ * a deeper path that does not exist is the operator's to make. */
 static int
-mkdir_parent(const char *path)
+mkdir_parent(enum role role, const char *path)
 {
 	char dir[108];
 
 	snprintf(dir, sizeof(dir), "%s", path);
-	if (mkdir(dirname(dir), 0755) < 0 && errno != EEXIST)
+	if (mkdir(dirname(dir), 0755) < 0 && errno != EEXIST) {
+		HG_LOG(ERR, "%s %s: cannot make its directory %s: %s", flag_of(role),
+		       path, dir, strerror(errno));
 		return -1;
+	}
 	return 0;
 }
 
 /* A socket file whose daemon still answers is in use; one that refuses
  * connections was left by a crash and is removed. */
 static int
-claim_path(const char *path)
+claim_path(enum role role, const char *path)
 {
 	int fd = hg_ctl_connect(path);
 
 	if (fd >= 0) {
 		close(fd);
-		HG_LOG(ERR, "another daemon is listening on %s", path);
+		HG_LOG(ERR, "%s %s: another daemon is listening there (stop it, "
+		       "or give this one another path)", flag_of(role), path);
 		return -1;
 	}
 	if (fd == -ECONNREFUSED)
@@ -819,15 +832,19 @@ listen_on(struct hg_ctl *ctl, enum role role, const char *path, mode_t mode)
 	l->ctl = ctl;
 	l->role = role;
 	l->fd = -1;
-	if (strlen(path) >= sizeof(sa.sun_path) || mkdir_parent(path) < 0 ||
-	    claim_path(path) < 0)
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		HG_LOG(ERR, "%s %s: longer than a socket path can be (%zu bytes)",
+		       flag_of(role), path, sizeof(sa.sun_path) - 1);
+		return -1;
+	}
+	if (mkdir_parent(role, path) < 0 || claim_path(role, path) < 0)
 		return -1;
 	snprintf(l->path, sizeof(l->path), "%s", path);
 	strcpy(sa.sun_path, path);
 	l->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (l->fd < 0 || bind(l->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    chmod(path, mode) < 0 || listen(l->fd, 128) < 0) {
-		HG_LOG(ERR, "control socket %s: %s", path, strerror(errno));
+		HG_LOG(ERR, "%s %s: %s", flag_of(role), path, strerror(errno));
 		return -1;
 	}
 	l->ev = event_new(ctl->base, l->fd, EV_READ | EV_PERSIST, on_accept, l);

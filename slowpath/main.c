@@ -31,6 +31,7 @@
 #include "port.h"
 #include "preempt_timer.h"
 #include "refill.h"
+#include "startup_args.h"
 #include "stats.h"
 #include "tenant.h"
 
@@ -322,20 +323,18 @@ main(int argc, char **argv)
 	struct event_base *base = NULL;
 	struct hg_ctl *ctl = NULL;
 	uint32_t i;
-	int ret, rc = EXIT_FAILURE;
+	int ret, rc = EXIT_FAILURE, eal_argc = argc;
+	char *eal_help[] = { argv[0], (char *)"--help", NULL };
 
-	ret = rte_eal_init(argc, argv);
-	if (ret < 0) {
-		fprintf(stderr, "hourglassd: EAL init failed: %s\n",
-			rte_strerror(rte_errno));
-		return EXIT_FAILURE;
-	}
-	argc -= ret;
-	argv += ret;
-	ret = hg_config_parse_args(argc, argv);
-	if (ret != 0) {
-		rte_eal_cleanup();
+	ret = hg_startup_args(argc, argv, &eal_argc);
+	if (ret == 2)
+		return rte_eal_init(2, eal_help) < 0;	/* EAL prints and exits */
+	if (ret != 0)
 		return ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	rte_errno = 0;
+	if (rte_eal_init(eal_argc, argv) < 0) {
+		hg_eal_failure(eal_argc, argv, rte_errno ? rte_strerror(rte_errno) : "");
+		return EXIT_FAILURE;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);

@@ -50,7 +50,7 @@ static const struct hg_tenant_setting table[] = {
 	{ "cap", U64, OFF(cap), 100, 1e9, 0, NULL, 1, BUDGET, NULL,
 	  "budget cap per core (cycles); the most one batch spends" },
 	{ "ports", HG_TCFG_RANGE, OFF(port_lo), 1, 65535, 0, "none", 0, PORTS,
-	  NULL, "UDP ports the tenant owns, LO-HI" },
+	  NULL, "UDP ports the tenant owns: PORT or LO-HI" },
 	{ "rx-queue", HG_TCFG_ENUM, OFF(rx_queue), 0, 0, 0, "auto", 0, PORTS,
 	  rx_queues, "each core's RX queue its datagrams arrive on, where the "
 	  "link steers (--rx-queues); auto: the queue with fewest tenants" },
@@ -80,7 +80,7 @@ static const struct hg_tenant_setting table[] = {
 	{ "steal", BOOL, OFF(steer.steal), 0, 1, 0, "on", 1, STEER, NULL,
 	  "idle workers steal from busy contexts" },
 	{ "rpc-ports", HG_TCFG_RANGE, OFF(credit.rpc_lo), 1, 65535, 0, "none",
-	  1, CREDIT, NULL, "ports with the RPC header and credits, LO-HI" },
+	  1, CREDIT, NULL, "ports with the RPC header and credits: PORT or LO-HI" },
 	{ "dt-us", U32, OFF(credit.dt_us), 1, 1e6, 0, "50", 1, CREDIT, NULL,
 	  "D_t: target queueing delay" },
 	{ "ddrop-us", U32, OFF(credit.ddrop_us), 1, 1e7, 0, "100", 1, CREDIT,
@@ -178,10 +178,13 @@ parse_range(const struct hg_tenant_setting *s, const char *v, uint32_t *lo,
 	if (!isdigit((unsigned char)*v))
 		return -1;
 	errno = 0;
-	a = strtoul(v, &end, 10);
-	if (errno || *end != '-' || !isdigit((unsigned char)end[1]))
-		return -1;
-	b = strtoul(end + 1, &end, 10);
+	a = b = strtoul(v, &end, 10);
+	/* PORT alone is the range PORT-PORT */
+	if (!errno && *end == '-') {
+		if (!isdigit((unsigned char)end[1]))
+			return -1;
+		b = strtoul(end + 1, &end, 10);
+	}
 	if (errno || *end || a < s->min || b > s->max || a > b)
 		return -1;
 	*lo = (uint32_t)a;
@@ -222,7 +225,7 @@ hg_tenant_setting_bounds(const struct hg_tenant_setting *s, char *out, size_t n)
 					      choices_of(s)[i]);
 		return;
 	case HG_TCFG_RANGE:
-		snprintf(out, n, "LO-HI within %.0f-%.0f, or none", s->min, s->max);
+		snprintf(out, n, "PORT or LO-HI within %.0f-%.0f, or none", s->min, s->max);
 		return;
 	case HG_TCFG_UID:
 		snprintf(out, n, "a user name or [0, %.0f]", s->max);

@@ -101,6 +101,7 @@ main(int argc, char **argv)
 	uint64_t t0;
 	int c;
 
+	hg_tool_version(argc, argv, "be-sqrt");
 	counter = &own_counter;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		if (c == 's')

@@ -318,6 +318,7 @@ main(int argc, char **argv)
 	char *end;
 	hg_app_t *app;
 
+	hg_tool_version(argc, argv, "hg-echo");
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c': ctl = optarg; break;

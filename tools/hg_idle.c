@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "hourglass.h"
+#include "util.h"
 
 #define HG_IDLE_MAX 8192u
 
@@ -79,6 +80,7 @@ main(int argc, char **argv)
 	time_t end;
 	int c;
 
+	hg_tool_version(argc, argv, "hg-idle");
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c': ctl = optarg; break;

@@ -29,6 +29,7 @@
 #include "hg_kv.h"
 #include "hg_rpc.h"
 #include "hourglass.h"
+#include "util.h"
 
 #define MAX_THREADS 16
 #define KEY_LEN     20
@@ -385,6 +386,7 @@ main(int argc, char **argv)
 	hg_app_t *app;
 	int temp, i;
 
+	hg_tool_version(argc, argv, "hg-kv");
 	parse(argc, argv, &a);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);

@@ -176,6 +176,7 @@ main(int argc, char **argv)
 	uint16_t wire, mif;
 	unsigned empty = 0;
 
+	hg_tool_version(argc, argv, "hg-memif-bridge");
 	parse_args(argc, argv, &iface, &sock);
 	snprintf(v0, sizeof(v0), "net_af_packet0,iface=%s", iface);
 	snprintf(v1, sizeof(v1), "net_memif0,role=client,socket=%s", sock);

@@ -28,7 +28,6 @@ enum { O_TENANT = 1,		/* --tenant NAME (stats) */
 struct opts {
 	const char *ctl;
 	int json, help;
-	unsigned given;
 	const char *tenant;
 	Hg__KeyValue kv[MAX_PAIRS];
 	Hg__KeyValue *kvp[MAX_PAIRS];
@@ -649,15 +648,16 @@ static const struct cmd cmds[] = {
 	  HG__RESPONSE__BODY_RELOAD, p_reload },
 };
 
+static void usage_of(FILE *f, const char *w1);
+
 static void
 usage(FILE *f)
 {
-	size_t i;
-
-	fprintf(f, "usage: hgctl [--ctl PATH] [--json] COMMAND\n\ncommands:\n");
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		fprintf(f, "  hgctl %s\n", cmds[i].usage);
-	fprintf(f, "\n--ctl defaults to $HG_CTL or %s\n", HG_CTL_DEFAULT_PATH);
+	fprintf(f, "usage: hgctl [--ctl PATH] [--json] COMMAND [ARGS] [OPTIONS]\n\n"
+		"commands:\n");
+	usage_of(f, NULL);
+	fprintf(f, "\n--ctl defaults to $HG_CTL or %s; hgctl COMMAND --help shows "
+		"one command;\n--version the version\n", HG_CTL_DEFAULT_PATH);
 }
 
 /* --KEY VALUE or --KEY=VALUE: *i moves past what it used. */
@@ -666,7 +666,7 @@ option_value(int argc, char **argv, int *i, const char *eq)
 {
 	if (eq != NULL)
 		return eq + 1;
-	if (*i + 1 >= argc)
+	if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0)
 		die_usage("%s needs a value", argv[*i]);
 	return argv[++*i];
 }
@@ -690,51 +690,56 @@ add_pair(struct opts *o, char *flag, char *eq, const char *value)
 	o->kvp[o->n_kv++] = kv;
 }
 
-/* Options may come anywhere: words go to words[], options to o. */
+/* Is argv[*i] NAME or NAME=...? */
 static int
-parse_args(int argc, char **argv, struct opts *o, char **words)
+is_opt(const char *a, const char *name, char **eq)
 {
-	int i, n = 0;
+	size_t n = strlen(name);
 
-	for (i = 1; i < argc; i++) {
-		char *a = argv[i], *eq = strchr(a, '=');
-
-		if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
-			if (strcmp(a, "-h") == 0) {
-				o->help = 1;
-				continue;
-			}
-			if (n == 8)
-				die_usage("too many arguments");
-			words[n++] = a;
-		} else if (strcmp(a, "--json") == 0) {
-			o->json = 1;
-		} else if (strcmp(a, "--help") == 0) {
-			o->help = 1;
-		} else if (strncmp(a, "--ctl", 5) == 0 && (a[5] == '\0' || a[5] == '=')) {
-			o->ctl = option_value(argc, argv, &i, eq);
-		} else if (strncmp(a, "--tenant", 8) == 0 &&
-			   (a[8] == '\0' || a[8] == '=')) {
-			o->tenant = option_value(argc, argv, &i, eq);
-			o->given |= O_TENANT;
-		} else {
-			add_pair(o, a, eq, option_value(argc, argv, &i, eq));
-			o->given |= O_SETTINGS;
-		}
-	}
-	return n;
+	if (strncmp(a, name, n) != 0 || (a[n] != '\0' && a[n] != '='))
+		return 0;
+	*eq = a[n] == '=' ? (char *)a + n : NULL;
+	return 1;
 }
 
-static const struct cmd *
-find_cmd(int n, char **w, int *used)
+/* The options every command takes, wherever they stand. */
+static int
+global_opt(int argc, char **argv, int *i, struct opts *o)
+{
+	char *a = argv[*i], *eq;
+
+	if (strcmp(a, "--json") == 0)
+		o->json = 1;
+	else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+		o->help = 1;
+	else if (is_opt(a, "--ctl", &eq))
+		o->ctl = option_value(argc, argv, i, eq);
+	else
+		return 0;
+	return 1;
+}
+
+static void
+usage_of(FILE *f, const char *w1)
 {
 	size_t i;
 
-	if (n == 0)
-		die_usage("no command given");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (w1 == NULL || strcmp(cmds[i].w1, w1) == 0)
+			fprintf(f, "  hgctl %s\n", cmds[i].usage);
+}
+
+/* The command named by w[0] (and w[1] for the two-word ones). */
+static const struct cmd *
+find_cmd(int n, char **w, int help, int *used)
+{
+	size_t i;
+	int known = 0;
+
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		if (strcmp(cmds[i].w1, w[0]) != 0)
 			continue;
+		known = 1;
 		if (cmds[i].w2 == NULL) {
 			*used = 1;
 			return &cmds[i];
@@ -744,9 +749,71 @@ find_cmd(int n, char **w, int *used)
 			return &cmds[i];
 		}
 	}
+	if (!known)
+		die_usage("unknown command '%s'", w[0]);
 	if (n > 1)
 		die_usage("unknown command '%s %s'", w[0], w[1]);
-	die_usage("unknown command '%s'", w[0]);
+	if (help) {
+		printf("usage:\n");
+		usage_of(stdout, w[0]);
+		exit(0);
+	}
+	fprintf(stderr, "hgctl: '%s' needs a subcommand:\n", w[0]);
+	usage_of(stderr, w[0]);
+	exit(2);
+}
+
+/* hgctl [GLOBAL] COMMAND [ARGS] [OPTIONS], as ip(8) and ovs-vsctl read
+ * theirs: the command's words first, then its arguments and options in
+ * any order. Each command takes only its own options; for tenant add and
+ * set, a --KEY VALUE hgctl does not know is a setting. */
+static const struct cmd *
+parse_args(int argc, char **argv, struct opts *o, char **words, int *n_words)
+{
+	const struct cmd *cmd;
+	int i = 1, n = 0, used;
+	char *eq;
+
+	for (; i < argc && argv[i][0] == '-'; i++)
+		if (!global_opt(argc, argv, &i, o))
+			die_usage("unknown option '%s'", argv[i]);
+	if (i == argc) {
+		if (o->help) {
+			usage(stdout);
+			exit(0);
+		}
+		die_usage("no command given");
+	}
+	words[n++] = argv[i++];
+	if (i < argc && argv[i][0] != '-')
+		words[n++] = argv[i++];
+	for (used = i; used < argc; used++)	/* tenant --help: the group's */
+		o->help |= strcmp(argv[used], "--help") == 0 || strcmp(argv[used], "-h") == 0;
+	cmd = find_cmd(n, words, o->help, &used);
+	if (used < n)		/* a one-word command's first argument */
+		i--, n--;
+	for (; i < argc; i++) {
+		char *a = argv[i];
+
+		if (global_opt(argc, argv, &i, o))
+			continue;
+		if (a[0] != '-' || a[1] == '\0') {
+			if (n == 8)
+				die_usage("too many arguments");
+			words[n++] = a;
+		} else if ((cmd->allowed & O_TENANT) && is_opt(a, "--tenant", &eq)) {
+			o->tenant = option_value(argc, argv, &i, eq);
+		} else if ((cmd->allowed & O_SETTINGS) && strncmp(a, "--", 2) == 0 &&
+			   a[2] != '\0') {
+			eq = strchr(a, '=');
+			add_pair(o, a, eq, option_value(argc, argv, &i, eq));
+		} else {
+			die_usage("unknown option '%s' for '%s%s%s'", a, cmd->w1,
+				  cmd->w2 ? " " : "", cmd->w2 ? cmd->w2 : "");
+		}
+	}
+	*n_words = n;
+	return cmd;
 }
 
 static Hg__Response *
@@ -801,22 +868,18 @@ main(int argc, char **argv)
 	Hg__Response *rsp;
 	int n, used = 0, rc;
 
-	n = parse_args(argc, argv, &o, words);
-	if (o.help && (n < 2 || strcmp(words[0], "tenant") != 0 ||
-		       (strcmp(words[1], "add") != 0 && strcmp(words[1], "set") != 0))) {
-		usage(stdout);
+	hg_tool_version(argc, argv, "hgctl");
+	cmd = parse_args(argc, argv, &o, words, &n);
+	used = cmd->w2 ? 2 : 1;
+	if (o.help && !(cmd->allowed & O_SETTINGS)) {
+		printf("usage: hgctl %s\n", cmd->usage);
 		return 0;
 	}
-	cmd = find_cmd(n, words, &used);
 	if (o.help) {
 		cmd = settings_help(cmd, &o);
 		words[used] = NULL;
 	} else if (n - used < cmd->min_args || n - used > cmd->max_args) {
 		die_usage("usage: hgctl %s", cmd->usage);
-	} else if (o.given & ~cmd->allowed) {
-		die_usage("unknown option '%s' for '%s%s%s'",
-			  o.given & O_SETTINGS & ~cmd->allowed ? o.first_kv : "--tenant",
-			  cmd->w1, cmd->w2 ? " " : "", cmd->w2 ? cmd->w2 : "");
 	}
 	build(&req, cmd, words + used, &o);
 	rsp = call(o.ctl, &req);

@@ -1354,6 +1354,7 @@ main(int argc, char **argv)
 	json_t *many = NULL;
 	unsigned n, k;
 
+	hg_tool_version(argc, argv, "hgload");
 	n = parse_loads(ls, argc, argv);
 	prctl(PR_SET_TIMERSLACK, 1000UL);
 	for (k = 0; k < n; k++)

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "util.h"
 
 #define MAX_THREADS 16
 #define MAX_PORTS   8
@@ -103,6 +104,7 @@ main(int argc, char **argv)
 	int n_ports = 0, n = 0, c, i, k;
 	char *end;
 
+	hg_tool_version(argc, argv, "udp-echo");
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'b':

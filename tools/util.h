@@ -7,7 +7,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+#include "hourglass.h"	/* HG_VERSION only: the tools need not link it */
 
 static inline uint64_t
 hg_now_ns(void)
@@ -30,6 +33,22 @@ hg_die(int code, const char *prog, const char *suffix, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "%s\n", suffix);
 	exit(code);
+}
+
+/* --version anywhere before a "--": "PROG (Hourglass) X.Y.Z" on stdout,
+ * exit 0. Every binary calls it before its own parser, so each answers
+ * the same way whatever else its command line holds. */
+static inline void
+hg_tool_version(int argc, char **argv, const char *prog)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--version") == 0) {
+			printf("%s (Hourglass) %s\n", prog, HG_VERSION);
+			exit(0);
+		}
+	}
 }
 
 #endif /* HG_TOOLS_UTIL_H */

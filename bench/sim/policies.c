@@ -37,6 +37,7 @@
 
 #include "../../policy/dispatch.h"
 #include "../../policy/preempt.h"
+#include "../../tools/util.h"
 
 #define MAX_W     HG_DQ_WORKERS
 #define QCAP      (1u << 16)	/* a queue this long: overloaded */
@@ -854,6 +855,7 @@ main(int argc, char **argv)
 	struct opts o;
 	unsigned w, p, c;
 
+	hg_tool_version(argc, argv, "hg-policy-sim");
 	parse(argc, argv, &o);
 	s.rq = malloc(o.requests * sizeof(*s.rq));
 	for (c = 0; c < MAX_CLASSES; c++)
