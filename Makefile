@@ -30,6 +30,10 @@ Q := @
 say = @printf '  %-7s %s\n' $(1) $(2)
 endif
 
+# the release, from the public header (HG_VERSION): one place to change
+VERSION := $(shell sed -n 's/^\#define HG_VERSION "\(.*\)"/\1/p' libclient/hourglass.h)
+SONAME  := libhgclient.so.$(firstword $(subst ., ,$(VERSION)))
+
 BIN := $(BUILD)/bin
 LIB := $(BUILD)/lib
 OBJ := $(BUILD)/obj
@@ -52,7 +56,8 @@ POLICY_O := $(patsubst %.c,$(OBJ)/%.o,$(wildcard policy/*.c))
 
 TARGETS := $(BIN)/hourglassd $(BIN)/hgctl $(BIN)/hgload $(BIN)/hg-memif-bridge \
 	   $(BIN)/hg-echo $(BIN)/hg-idle \
-	   $(BIN)/udp-echo $(BIN)/be-sqrt $(BIN)/hg-policy-sim $(BIN)/hg-kv $(LIB)/libhgclient.so \
+	   $(BIN)/udp-echo $(BIN)/be-sqrt $(BIN)/hg-policy-sim $(BIN)/hg-kv \
+	   $(LIB)/libhgclient.so.$(VERSION) $(LIB)/$(SONAME) $(LIB)/libhgclient.so \
 	   $(LIB)/libhgclient.a
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -70,7 +75,7 @@ endif
 endif
 
 .PHONY: all deps test unit integration demo bench asan clean fuzz fuzz-build \
-	fuzz-short fuzz-targets
+	fuzz-short fuzz-targets install
 .SECONDARY:
 
 all: $(TARGETS)
@@ -118,12 +123,17 @@ $(LIB)/libhgclient.a: $(CLIENT_O)
 	@rm -f $@	# ar adds: a renamed object would stay in the archive
 	$(Q)$(AR) rcs $@ $^
 
-# only the functions of hourglass.h are exported
-$(LIB)/libhgclient.so: $(CLIENT_O)
+# only the functions of hourglass.h are exported; the file carries the
+# release, the soname the major version, libhgclient.so is for the linker
+$(LIB)/libhgclient.so.$(VERSION): $(CLIENT_O)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libhgclient.so.1 $^ -o $@ \
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) $^ -o $@ \
 		-lprotobuf-c -lpthread
+$(LIB)/$(SONAME): $(LIB)/libhgclient.so.$(VERSION)
+	$(Q)ln -sf $(notdir $<) $@
+$(LIB)/libhgclient.so: $(LIB)/$(SONAME)
+	$(Q)rm -f $@ && ln -s $(notdir $<) $@
 
 $(BIN)/hgctl: $(OBJ)/tools/hgctl.o $(PROTO_O)
 	@mkdir -p $(dir $@)
@@ -300,6 +310,32 @@ bench: deps
 	@HG_BUILD=$(BUILD) bench/versus-kernel
 	@HG_BUILD=$(BUILD) bench/policies
 	@HG_BUILD=$(BUILD) bench/coresync
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binaries, the library
+# (static, shared with its soname links), its header and pkg-config file,
+# an example config and environment file, and a systemd unit. The example
+# files never overwrite ones already there.
+PREFIX     ?= /usr/local
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
+D          := $(DESTDIR)
+SUBST      := sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+		  -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g'
+install: all
+	install -d $(D)$(PREFIX)/bin $(D)$(PREFIX)/lib/pkgconfig $(D)$(PREFIX)/include \
+		$(D)$(SYSCONFDIR)/hourglass $(D)$(SYSTEMDDIR)
+	install -m 755 $(filter $(BIN)/%,$(TARGETS)) $(D)$(PREFIX)/bin
+	install -m 644 $(LIB)/libhgclient.a $(D)$(PREFIX)/lib
+	install -m 644 libclient/hourglass.h $(D)$(PREFIX)/include
+	install -m 755 $(LIB)/libhgclient.so.$(VERSION) $(D)$(PREFIX)/lib
+	ln -sf libhgclient.so.$(VERSION) $(D)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(D)$(PREFIX)/lib/libhgclient.so
+	$(SUBST) packaging/hgclient.pc.in > $(D)$(PREFIX)/lib/pkgconfig/hgclient.pc
+	$(SUBST) packaging/hourglassd.service.in > $(D)$(SYSTEMDDIR)/hourglassd.service
+	@for f in hourglass.conf hourglassd.env; do \
+		test -e $(D)$(SYSCONFDIR)/hourglass/$$f || \
+		install -m 644 packaging/$$f $(D)$(SYSCONFDIR)/hourglass/$$f; done
+	@echo "installed Hourglass $(VERSION) under $(D)$(PREFIX)"
 
 clean:
 	rm -rf build bench/out

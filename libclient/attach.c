@@ -250,6 +250,7 @@ hg_ctx_open(hg_app_t *app)
 	ctx->app = app;
 	ctx->id = id;
 	ctx->bell = bell;
+	ctx->wait_fd = -1;
 	ctx->shm = (struct hg_ctx_shm *)(app->base + app->hdr->ctx_off) + id;
 	ctx->classes = (struct hg_class_block *)(app->base + app->hdr->class_off +
 						 (uint64_t)id * app->hdr->class_stride);
@@ -288,6 +289,8 @@ hg_detach(hg_app_t *app)
 	for (i = 0; i < app->n_ctxs; i++) {
 		if (app->ctxs[i]->bell >= 0)
 			close(app->ctxs[i]->bell);
+		if (app->ctxs[i]->wait_fd >= 0)
+			close(app->ctxs[i]->wait_fd);
 		free(app->ctxs[i]);
 	}
 	munmap(app->base, app->size);

@@ -57,6 +57,7 @@ struct hg_ctx {
 	uint32_t tx_next;	/* core hg_sendto tries first */
 	struct hg_ctx_shm *shm;
 	int bell;		/* the doorbell eventfd, non-blocking */
+	int wait_fd;		/* hg_ctx_fd: bell + control socket, or -1 */
 	struct rte_ring *ring[HG_MAX_FP_CORES][HG_RING_KINDS];
 	uint32_t n_cache[HG_MAX_FP_CORES];
 	uint32_t cache[HG_MAX_FP_CORES][HG_CACHE];

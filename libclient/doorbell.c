@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,10 +58,40 @@ hg_ready(const hg_ctx_t *w)
 		!rte_ring_empty(app->wq));
 }
 
+/* What an event loop waits on: an epoll set of the doorbell and the
+ * control socket, made at the first call, so that the loop also wakes when
+ * the daemon goes away (the socket hangs up) and hg_ctx_arm says so. */
 int
 hg_ctx_fd(hg_ctx_t *ctx)
 {
-	return ctx->bell;
+	struct epoll_event bell = { .events = EPOLLIN },
+			   sock = { .events = EPOLLRDHUP };
+	int ep;
+
+	if (ctx->wait_fd >= 0)
+		return ctx->wait_fd;
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0)
+		return hg_fail(errno, "epoll: %s", strerror(errno));
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, ctx->bell, &bell) < 0 ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, ctx->app->sock, &sock) < 0) {
+		int rc = hg_fail(errno, "epoll: %s", strerror(errno));
+
+		close(ep);
+		return rc;
+	}
+	ctx->wait_fd = ep;
+	return ep;
+}
+
+/* An event loop's check that the daemon is still there (hg_wait polls the
+ * socket itself while it blocks). */
+static int
+daemon_hung_up(const hg_ctx_t *w)
+{
+	struct pollfd p = { .fd = w->app->sock, .events = POLLRDHUP };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
 /* Drain first: a ring that raced a disarm (below) left a count that
@@ -73,6 +104,8 @@ hg_ctx_arm(hg_ctx_t *c)
 	hg_ctx_t *w = hg_self(c);
 	uint64_t v;
 
+	if (w->wait_fd >= 0 && daemon_hung_up(w))
+		return hg_fail(ENOTCONN, "hourglassd went away");
 	if (read(w->bell, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		return hg_fail(errno, "doorbell: %s", strerror(errno));
 	__atomic_store_n(&w->shm->armed, 1, __ATOMIC_RELAXED);

@@ -113,14 +113,19 @@ HG_API int hg_send_burst(hg_ctx_t *ctx, struct hg_msg *m, unsigned n);
  *   for (;;) {
  *           while (hg_recv(ctx, &m, 0) == 1)
  *                   hg_send(ctx, &m, m.data, m.len);
- *           if (hg_ctx_arm(ctx) == 0)      // armed, nothing came since
+ *           int rc = hg_ctx_arm(ctx);
+ *           if (rc < 0)                    // -ENOTCONN: the daemon is gone
+ *                   break;
+ *           if (rc == 0)                   // armed, nothing came since
  *                   epoll_wait(ep, ev, 8, -1);
  *   }
  *
  * hg_ctx_arm returns 1 (work arrived: don't wait, receive again), 0
- * (armed: the next delivery makes fd readable) or a negative errno. A
- * wake-up is never lost between the last hg_recv and the wait. The fd is
- * non-blocking and owned by the library; hg_ctx_arm drains it. */
+ * (armed: the next delivery makes fd readable) or a negative errno:
+ * -ENOTCONN once the daemon has gone away, which also makes fd readable
+ * (stop waiting on it then). A wake-up is never lost between the last
+ * hg_recv and the wait. The fd is owned by the library (closed by
+ * hg_detach); hg_ctx_arm drains it. */
 HG_API int hg_ctx_fd(hg_ctx_t *ctx);
 HG_API int hg_ctx_arm(hg_ctx_t *ctx);
 
