@@ -5,9 +5,11 @@ sockets' bounds hold; neighbours are not poisoned by one spoofed frame."""
 import json
 import os
 import resource
+import shutil
 import socket
 import struct
 import subprocess
+import tempfile
 import time
 
 import pytest
@@ -83,6 +85,20 @@ def test_refused_adds_leave_every_other_tenant_working(net, daemon, cleanup):
     s.close()
 
 
+@pytest.fixture(scope="module")
+def nobody_bin():
+    """hg-echo and hgctl where uid 65534 can run them: a checkout under a
+    0700 home directory (or pytest's own 0700 temporary root) is out of
+    that user's reach. Removed with the module."""
+    d = tempfile.mkdtemp(prefix="hg-nobody-", dir="/tmp")
+    os.chmod(d, 0o755)
+    for name in ("hg-echo", "hgctl"):
+        shutil.copy2(os.path.join(BIN, name), d)
+        os.chmod(os.path.join(d, name), 0o755)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def as_user(uid, gid):
     def drop():
         os.setgroups([])
@@ -91,26 +107,26 @@ def as_user(uid, gid):
     return drop
 
 
-def echo_as(daemon, tenant, port, uid, gid):
+def echo_as(bindir, daemon, tenant, port, uid, gid):
     return subprocess.Popen(
-        [os.path.join(BIN, "hg-echo"), "--ctl", daemon.app_ctl, "--tenant", tenant,
+        [os.path.join(bindir, "hg-echo"), "--ctl", daemon.app_ctl, "--tenant", tenant,
          "--port", str(port)], preexec_fn=as_user(uid, gid),
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-def test_only_owners_attach(net, daemon):
+def test_only_owners_attach(net, daemon, nobody_bin):
     daemon.hgctl("tenant", "add", "mine", "--ports", "9630-9630", "--uid", str(NOBODY))
     daemon.hgctl("tenant", "add", "roots", "--ports", "9631-9631")
     daemon.hgctl("tenant", "add", "grp", "--ports", "9632-9632", "--gid", str(NOBODY))
-    ok = echo_as(daemon, "mine", 9630, NOBODY, NOBODY)
-    grp = echo_as(daemon, "grp", 9632, 12345, NOBODY)
+    ok = echo_as(nobody_bin, daemon, "mine", 9630, NOBODY, NOBODY)
+    grp = echo_as(nobody_bin, daemon, "grp", 9632, 12345, NOBODY)
     try:
         assert "ready" in ok.stdout.readline()
         assert "ready" in grp.stdout.readline()
         s = net.socket()
         assert echo_ok(s, 9630, 5) and echo_ok(s, 9632, 5)
         s.close()
-        refused = echo_as(daemon, "roots", 9631, NOBODY, NOBODY)
+        refused = echo_as(nobody_bin, daemon, "roots", 9631, NOBODY, NOBODY)
         out = refused.communicate(timeout=10)[0]
         assert refused.returncode != 0
         assert "tenant roots: permission denied" in out, out
@@ -125,7 +141,7 @@ def test_only_owners_attach(net, daemon):
             p.wait(10)
 
 
-def test_an_app_changes_nothing_through_its_socket(net, daemon):
+def test_an_app_changes_nothing_through_its_socket(net, daemon, nobody_bin):
     daemon.hgctl("tenant", "add", "appside", "--ports", "9640-9640")
     for args in (("tenant", "set", "appside", "--weight", "5"),
                  ("tenant", "del", "appside"), ("tenant", "list"),
@@ -138,7 +154,7 @@ def test_an_app_changes_nothing_through_its_socket(net, daemon):
     # and the operator socket is root's alone (mode 0600)
     assert os.stat(daemon.ctl).st_mode & 0o777 == 0o600
     assert os.stat(daemon.app_ctl).st_mode & 0o777 == 0o666
-    r = subprocess.run([os.path.join(BIN, "hgctl"), "--ctl", daemon.ctl, "tenant", "list"],
+    r = subprocess.run([os.path.join(nobody_bin, "hgctl"), "--ctl", daemon.ctl, "tenant", "list"],
                        preexec_fn=as_user(NOBODY, NOBODY), capture_output=True, text=True)
     assert r.returncode == 1 and "Permission denied" in r.stderr, r.stderr
 
