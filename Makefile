@@ -296,20 +296,17 @@ asan: deps
 
 demo: deps
 	@$(MAKE) --no-print-directory all
-	@HG_BUILD=$(BUILD) tools/demo.sh
+	@HG_BUILD=$(BUILD) $(PYTHON) tools/demo.py
 
+# every bench, in turn; BENCHES="isolation kv" runs some (bench/NAME)
+BENCHES ?= fastpath_cost overhead isolation steering overload scale weights \
+	   versus-kernel policies coresync kv
 bench: deps
 	@$(MAKE) --no-print-directory all
-	@HG_BUILD=$(BUILD) bench/fastpath_cost
-	@HG_BUILD=$(BUILD) bench/overhead
-	@HG_BUILD=$(BUILD) bench/isolation
-	@HG_BUILD=$(BUILD) bench/steering
-	@HG_BUILD=$(BUILD) bench/overload
-	@HG_BUILD=$(BUILD) bench/scale
-	@HG_BUILD=$(BUILD) bench/weights
-	@HG_BUILD=$(BUILD) bench/versus-kernel
-	@HG_BUILD=$(BUILD) bench/policies
-	@HG_BUILD=$(BUILD) bench/coresync
+	@set -e; for b in $(BENCHES); do echo "== bench/$$b"; \
+		HG_BUILD=$(BUILD) bench/$$b; \
+		case $$b in fastpath_cost|isolation) echo "== bench/$$b --pmd memif"; \
+			HG_BUILD=$(BUILD) bench/$$b --pmd memif;; esac; done
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binaries, the library
 # (static, shared with its soname links), its header and pkg-config file,

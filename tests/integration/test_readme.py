@@ -1,0 +1,59 @@
+"""The README as a newcomer reads it (issue 26, part 2): its code fences
+balance, it points at nothing outside the repository, every file path it
+names exists, and its quick start runs as written."""
+import os
+import re
+import subprocess
+
+from hg import ROOT, BUILD
+
+README = os.path.join(ROOT, "README.md")
+
+
+def blocks(text):
+    """(info string, body) of every fenced block; asserts that each fence
+    that opens one is closed."""
+    out, lines, i = [], text.split("\n"), 0
+    while i < len(lines):
+        m = re.match(r"^(```+)(.*)$", lines[i])
+        i += 1
+        if not m:
+            continue
+        body = []
+        while i < len(lines) and lines[i] != m.group(1):
+            assert not re.match(r"^```+\S", lines[i]), f"a fence opens inside a block: line {i + 1}"
+            body.append(lines[i])
+            i += 1
+        assert i < len(lines), f"the block opened at line {i - len(body)} is never closed"
+        i += 1
+        out.append((m.group(2).strip(), "\n".join(body)))
+    return out
+
+
+def test_fences_balance_and_nothing_points_outside():
+    text = open(README).read()
+    assert len(blocks(text)) > 10
+    assert "../" not in text and "DESIGN" not in text
+    for doc in ("README.md", "BENCHMARKS.md"):
+        for path in re.findall(r"\(([\w./-]+\.md)\)", open(os.path.join(ROOT, doc)).read()):
+            assert os.path.exists(os.path.join(ROOT, path)), (doc, path)
+
+
+def test_the_quick_start_runs_as_written():
+    text = open(README).read()
+    quick = text[text.index("## Quick start, by hand"):]
+    (info, script), = blocks(quick)[:1]
+    assert info == "sh" and len(script.splitlines()) <= 40
+    # build/ is the README's; the test runs against the build under test
+    script = script.replace("build/bin/", os.path.join(BUILD, "bin") + "/")
+    try:
+        r = subprocess.run(["bash", "-e", "-c", script], cwd=ROOT, capture_output=True,
+                           text=True, timeout=60)
+    finally:
+        subprocess.run("pkill -f 'iface=hgq0'; ip netns del hgq; ip link del hgq0",
+                       shell=True, capture_output=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "gold" in r.stdout and "bronze" in r.stdout
+    sent, received, lost = map(int, re.search(r"^all\s+(\d+)\s+(\d+)\s+(\d+)", r.stdout,
+                                               re.M).groups())
+    assert sent > 1500 and received == sent and lost == 0, r.stdout
