@@ -74,7 +74,8 @@ hg_ctx_fd(hg_ctx_t *ctx)
 	if (ep < 0)
 		return hg_fail(errno, "epoll: %s", strerror(errno));
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, ctx->bell, &bell) < 0 ||
-	    epoll_ctl(ep, EPOLL_CTL_ADD, ctx->app->sock, &sock) < 0) {
+	    (ctx->app->sock >= 0 &&
+	     epoll_ctl(ep, EPOLL_CTL_ADD, ctx->app->sock, &sock) < 0)) {
 		int rc = hg_fail(errno, "epoll: %s", strerror(errno));
 
 		close(ep);

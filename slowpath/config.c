@@ -322,26 +322,35 @@ check_startup_only(const struct hg_conf_file *f, const struct hg_config *old,
 	return 0;
 }
 
-/* A line for a setting the command line gave: the flag wins. At reload a
- * line that would change it is refused, so that an edit the daemon will
- * not take is never reported as applied. */
+/* What the file said, at startup, of each setting a flag gave. */
+static char file_said[N_SETTINGS][256];
+
+/* A line for a setting the command line gave: the flag wins. At startup
+ * the line's value is noted; at reload a line that says something else
+ * (an edit that expects a change) is refused, so that it is never
+ * reported as applied; the line the daemon started with, or one that
+ * says what runs, passes. */
 static int
 flag_wins(const struct setting *s, const char *value, int running, char *e,
 	  size_t n)
 {
 	struct hg_config keep = hg_cfg;
-	char now[256], file[256];
+	size_t i = (size_t)(s - settings);
+	char file[256], now[256];
 	int rc;
 
-	if (!running)
-		return 0;
-	format(s, now, sizeof(now));
 	rc = hg_config_set(s->name, value, 0, e, n);
 	format(s, file, sizeof(file));
 	hg_cfg = keep;
+	if (!running) {
+		if (rc == 0)
+			snprintf(file_said[i], sizeof(file_said[i]), "%s", file);
+		return 0;
+	}
 	if (rc < 0)
 		return rc;
-	if (strcmp(now, file) == 0)
+	format(s, now, sizeof(now));
+	if (strcmp(file, file_said[i]) == 0 || strcmp(file, now) == 0)
 		return 0;
 	snprintf(e, n, "%s is given on the command line (--%s %.40s), which "
 		 "the file cannot change; restart without the flag to set it here",
@@ -490,6 +499,7 @@ hg_config_parse_args(int argc, char **argv)
 
 	hg_config_defaults();
 	memset(from_flag, 0, sizeof(from_flag));
+	memset(file_said, 0, sizeof(file_said));
 	rc = apply_flags(argc, argv);
 	if (rc != 0)
 		return rc;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -542,15 +543,37 @@ tel_counters(struct rte_tel_data *d, const char *key, Hg__Counter **c, size_t n)
 	rte_tel_data_add_dict_container(d, key, x, 0);
 }
 
-/* A tenant's settings under the table's keys, as text like
- * /hourglass/config's. */
+/* One setting: telemetry takes names of letters, digits and '_' only (it
+ * dropped every hyphenated key), so '-' becomes '_'; a whole number goes
+ * as a number, anything else (ranges, words, fractions: telemetry has no
+ * doubles) as text. */
+static void
+tel_setting(struct rte_tel_data *x, const char *key, const char *value)
+{
+	char name[RTE_TEL_MAX_STRING_LEN], *end;
+	unsigned long long u;
+	size_t i;
+
+	snprintf(name, sizeof(name), "%s", key);
+	for (i = 0; name[i] != '\0'; i++)
+		if (name[i] == '-')
+			name[i] = '_';
+	errno = 0;
+	u = strtoull(value, &end, 10);
+	if (value[0] >= '0' && value[0] <= '9' && *end == '\0' && errno == 0)
+		rte_tel_data_add_dict_u64(x, name, u);
+	else
+		rte_tel_data_add_dict_string(x, name, value);
+}
+
+/* A tenant's settings under the table's keys, as /hourglass/config's. */
 static void
 tel_settings(struct rte_tel_data *x, Hg__TenantSetting **s, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		rte_tel_data_add_dict_string(x, s[i]->key, s[i]->value);
+		tel_setting(x, s[i]->key, s[i]->value);
 }
 
 /* A tenant's classes, "class0" ... (telemetry has no doubles: ns and
@@ -692,7 +715,7 @@ tel_config_entry(void *arg, const char *key, const char *value, int live,
 {
 	(void)live;
 	(void)help;
-	rte_tel_data_add_dict_string(arg, key, value);
+	tel_setting(arg, key, value);
 }
 
 static int

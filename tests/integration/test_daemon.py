@@ -30,10 +30,19 @@ def test_telemetry_views(net):
         s.send(b"/hourglass/tenants")
         reply = json.loads(s.recv(65536))
         tele = reply["/hourglass/tenants"]["tele"]
-        assert (tele["weight"], tele["ports"], tele["steer"]) == ("2", "8100-8100", "flow")
+        assert (tele["weight"], tele["ports"], tele["steer"]) == (2, "8100-8100", "flow")
+        # every setting, hyphenated ones too (telemetry dropped them), '-' as '_'
+        keys = json.loads(d.hgctl("tenant", "get", "tele", "--json").stdout)
+        assert {k.replace("-", "_") for k in keys} <= set(tele), set(keys) ^ set(tele)
+        assert tele["max_sessions"] == 2048 and tele["rpc_ports"] == "none"
+        s.send(b"/hourglass/config")
+        conf = json.loads(s.recv(65536))["/hourglass/config"]
+        keys = json.loads(d.hgctl("config", "get", "--json").stdout)
+        assert {k.replace("-", "_") for k in keys} == set(conf)
+        assert conf["refill_ns"] == 1000 and conf["tick_us"] == 10 and conf["idle"] == "sleep"
         s.send(b"/hourglass/stats")
         tele = json.loads(s.recv(65536))["/hourglass/stats"]["tele"]
-        assert tele["weight"] == "2" and tele["cap"] == "15000"
+        assert tele["weight"] == 2 and tele["cap"] == 15000
         assert tele["rx_packets"] == 0 and tele["drops"]["unbound_port"] == 0
         s.close()
     finally:

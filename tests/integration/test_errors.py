@@ -105,14 +105,15 @@ def test_hgctl_options_per_command(daemon):
 
 def test_reload_refuses_a_line_the_command_line_set(tmp_path):
     conf = tmp_path / "hg.conf"
-    conf.write_text("boost 0.8\n")
+    conf.write_text("boost 0.8\nidle poll\n")     # --idle sleep wins at startup
     d = Daemon(f"{TAG}rl", "net_null0", extra=("--config", str(conf)))
     try:
-        conf.write_text("boost 0.8\nip 198.18.0.9/24\n")
+        conf.write_text("boost 0.8\nidle poll\nip 198.18.0.9/24\n")
         r = d.hgctl("config", "reload", check=False)
         assert r.returncode == 1
-        assert f"{conf}:2: ip is given on the command line (--ip {DAEMON_IP}/24)" in r.stderr
-        conf.write_text(f"boost 0.7\nip {DAEMON_IP}/24\n")     # the same value: fine
+        assert f"{conf}:3: ip is given on the command line (--ip {DAEMON_IP}/24)" in r.stderr
+        # what runs, and the line the daemon started with: fine
+        conf.write_text(f"boost 0.7\nidle poll\nip {DAEMON_IP}/24\n")
         d.hgctl("config", "reload")
         assert json.loads(d.hgctl("config", "get", "boost", "--json").stdout) == {"boost": "0.7"}
     finally:

@@ -43,6 +43,7 @@ open_ctx(uint32_t id)
 	c->id = id;
 	/* the daemon's copy and the app's are one descriptor here */
 	c->bell = tn.bell[id] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	c->wait_fd = -1;
 	cr_assert_geq(c->bell, 0);
 	c->shm = (struct hg_ctx_shm *)(app->base + app->hdr->ctx_off) + id;
 	c->classes = (struct hg_class_block *)(app->base + app->hdr->class_off +
