@@ -103,6 +103,20 @@ pairs(struct call *c, Hg__KeyValue **m, size_t n)
 	return kv;
 }
 
+/* A live change is logged as it was asked: "tenant gold: weight=3 cap=9000". */
+static void
+log_set(const Hg__TenantChange *m)
+{
+	char line[512];
+	size_t i, off = 0;
+
+	line[0] = '\0';
+	for (i = 0; i < m->n_settings && off < sizeof(line); i++)
+		off += (size_t)snprintf(line + off, sizeof(line) - off, " %s=%s",
+					m->settings[i]->key, m->settings[i]->value);
+	HG_LOG(INFO, "tenant %s set:%s", m->name, line);
+}
+
 /* tenant add and tenant set: the same pairs, for a new tenant or a
  * running one. */
 static int
@@ -111,12 +125,18 @@ cmd_tenant_change(struct call *c)
 	int add = c->req->body_case == HG__REQUEST__BODY_TENANT_ADD;
 	const Hg__TenantChange *m = add ? c->req->tenant_add : c->req->tenant_set;
 	struct hg_kv *kv = pairs(c, m->settings, m->n_settings);
+	int rc;
 
 	if (kv == NULL)
 		return -ENOMEM;
-	return (add ? hg_tenant_add_kv : hg_tenant_set_kv)(c->conn->ctl->reg,
-							   m->name, kv,
-							   m->n_settings, c->err);
+	if (add)
+		return hg_tenant_add_kv(c->conn->ctl->reg, m->name, kv,
+					m->n_settings, c->err);
+	rc = hg_tenant_set_kv(c->conn->ctl->reg, m->name, kv, m->n_settings,
+			      c->err);
+	if (rc == 0)
+		log_set(m);
+	return rc;
 }
 
 static int

@@ -336,6 +336,7 @@ main(int argc, char **argv)
 		hg_eal_failure(eal_argc, argv, rte_errno ? rte_strerror(rte_errno) : "");
 		return EXIT_FAILURE;
 	}
+	hg_log_stamped();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -20,7 +21,8 @@
 #define MAX_PAIRS 64		/* --KEY VALUE settings on one command */
 
 enum { O_TENANT = 1,		/* --tenant NAME (stats) */
-       O_SETTINGS = 2 };	/* --KEY VALUE tenant settings */
+       O_SETTINGS = 2,		/* --KEY VALUE tenant settings */
+       O_WATCH = 4 };		/* --interval S [--count N] (stats) */
 
 /* The settings are the daemon's table: hgctl forwards every --KEY VALUE
  * it does not know itself as a pair, and the daemon checks it, so every
@@ -29,6 +31,8 @@ struct opts {
 	const char *ctl;
 	int json, help;
 	const char *tenant;
+	double interval;	/* stats: seconds between views, 0: once */
+	long count;		/* stats: views, 0: until interrupted */
 	Hg__KeyValue kv[MAX_PAIRS];
 	Hg__KeyValue *kvp[MAX_PAIRS];
 	size_t n_kv;
@@ -636,7 +640,8 @@ static const struct cmd cmds[] = {
 	{ "tenant", "list", 0, 0, 0, "tenant list [--json]", HG__REQUEST__BODY_TENANT_LIST,
 	  HG__RESPONSE__BODY_TENANTS,
 	  p_tenant_list },
-	{ "stats", NULL, 0, 0, O_TENANT, "stats [--json] [--tenant NAME]",
+	{ "stats", NULL, 0, 0, O_TENANT | O_WATCH,
+	  "stats [--json] [--tenant NAME] [--interval S [--count N]]",
 	  HG__REQUEST__BODY_STATS,
 	  HG__RESPONSE__BODY_STATS, p_stats },
 	{ "config", "get", 0, 1, 0, "config get [KEY] [--json]", HG__REQUEST__BODY_CONFIG_GET,
@@ -700,6 +705,18 @@ is_opt(const char *a, const char *name, char **eq)
 		return 0;
 	*eq = a[n] == '=' ? (char *)a + n : NULL;
 	return 1;
+}
+
+/* A number within [lo, hi] for option flag. */
+static double
+number_opt(const char *flag, const char *v, double lo, double hi)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (end == v || *end != '\0' || !(d >= lo && d <= hi))
+		die_usage("%s must be a number in [%g, %g], not '%s'", flag, lo, hi, v);
+	return d;
 }
 
 /* The options every command takes, wherever they stand. */
@@ -803,6 +820,10 @@ parse_args(int argc, char **argv, struct opts *o, char **words, int *n_words)
 			words[n++] = a;
 		} else if ((cmd->allowed & O_TENANT) && is_opt(a, "--tenant", &eq)) {
 			o->tenant = option_value(argc, argv, &i, eq);
+		} else if ((cmd->allowed & O_WATCH) && is_opt(a, "--interval", &eq)) {
+			o->interval = number_opt(a, option_value(argc, argv, &i, eq), 0.1, 3600);
+		} else if ((cmd->allowed & O_WATCH) && is_opt(a, "--count", &eq)) {
+			o->count = (long)number_opt(a, option_value(argc, argv, &i, eq), 1, 1e9);
 		} else if ((cmd->allowed & O_SETTINGS) && strncmp(a, "--", 2) == 0 &&
 			   a[2] != '\0') {
 			eq = strchr(a, '=');
@@ -814,6 +835,18 @@ parse_args(int argc, char **argv, struct opts *o, char **words, int *n_words)
 	}
 	*n_words = n;
 	return cmd;
+}
+
+/* The time above each view of stats --interval. */
+static void
+print_time(void)
+{
+	char ts[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	strftime(ts, sizeof(ts), "%H:%M:%S", localtime_r(&now, &tm));
+	printf("== %s\n", ts);
 }
 
 static Hg__Response *
@@ -867,6 +900,7 @@ main(int argc, char **argv)
 	const struct cmd *cmd;
 	Hg__Response *rsp;
 	int n, used = 0, rc;
+	long views;
 
 	hg_tool_version(argc, argv, "hgctl");
 	cmd = parse_args(argc, argv, &o, words, &n);
@@ -881,11 +915,20 @@ main(int argc, char **argv)
 	} else if (n - used < cmd->min_args || n - used > cmd->max_args) {
 		die_usage("usage: hgctl %s", cmd->usage);
 	}
+	if (o.count && !o.interval)
+		die_usage("--count goes with --interval");
 	build(&req, cmd, words + used, &o);
-	rsp = call(o.ctl, &req);
-	if (cmd->reply != HG__RESPONSE__BODY__NOT_SET && rsp->body_case != cmd->reply)
-		hg_die(1, "hgctl", "", "the daemon's reply carries no answer");
-	rc = cmd->print(rsp, &o);
-	hg__response__free_unpacked(rsp, NULL);
-	return rc;
+	for (views = 0;; views++) {
+		if (o.interval > 0 && !o.json)
+			print_time();
+		rsp = call(o.ctl, &req);
+		if (cmd->reply != HG__RESPONSE__BODY__NOT_SET && rsp->body_case != cmd->reply)
+			hg_die(1, "hgctl", "", "the daemon's reply carries no answer");
+		rc = cmd->print(rsp, &o);
+		hg__response__free_unpacked(rsp, NULL);
+		if (rc != 0 || o.interval <= 0 || (o.count && views + 1 >= o.count))
+			return rc;
+		fflush(stdout);
+		usleep((useconds_t)(o.interval * 1e6));
+	}
 }

@@ -29,7 +29,9 @@ def one_error(cmd, has, code=1):
     """cmd fails with code, and its own (non-EAL) output is one line with has."""
     r = run(*cmd, check=False)
     assert r.returncode == code, (r.stdout, r.stderr)
-    own = [ln for ln in (r.stdout + r.stderr).splitlines()
+    lines = [re.sub(r"^\d{4}-\d\d-\d\dT[\d:.]+ ", "", ln)       # the log's time
+             for ln in (r.stdout + r.stderr).splitlines()]
+    own = [ln for ln in lines
            if ln and not ln.startswith(("EAL:", "TELEMETRY:", "hourglass: port", "  "))]
     assert len(own) == 1 and has in own[0], own
     return own[0]
@@ -101,6 +103,25 @@ def test_hgctl_options_per_command(daemon):
     daemon.hgctl("tenant", "add", "single", "--ports", "9700")
     assert daemon.tenants()["single"]["ports"] == "9700-9700"
     daemon.hgctl("tenant", "del", "single")
+
+
+def test_log_lines_carry_their_time_and_live_changes_are_logged(daemon):
+    daemon.hgctl("tenant", "add", "logged", "--ports", "9710")
+    daemon.hgctl("tenant", "set", "logged", "--weight", "2")
+    daemon.hgctl("tenant", "del", "logged")
+    lines = [ln for ln in daemon.logtext().splitlines() if "hourglass:" in ln]
+    assert lines and all(re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3} ", ln)
+                         for ln in lines), lines[:3]
+    assert any(ln.endswith("hourglass: tenant logged set: weight=2") for ln in lines), lines
+
+
+def test_stats_interval_is_a_live_view(daemon):
+    r = run(HGCTL, "--ctl", daemon.ctl, "stats", "--interval", "0.1", "--count", "3")
+    assert len(re.findall(r"^== \d\d:\d\d:\d\d$", r.stdout, re.M)) == 3, r.stdout
+    one_error([HGCTL, "--ctl", daemon.ctl, "stats", "--interval", "0"],
+              "--interval must be a number in [0.1, 3600]", code=2)
+    one_error([HGCTL, "--ctl", daemon.ctl, "stats", "--count", "2"],
+              "--count goes with --interval", code=2)
 
 
 def test_reload_refuses_a_line_the_command_line_set(tmp_path):
