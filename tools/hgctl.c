@@ -181,12 +181,15 @@ print_workers(const Hg__Workers *w)
 	if (w == NULL)
 		return;
 	printf("  workers (%s): %u active, %u parked; %" PRIu64 " parks, %" PRIu64
-	       " wakes on delay, %" PRIu64 " by themselves; credits_prop %" PRId64
-	       " (target %.0f), credits_oc %u%s; CPU %.3f s (%.0f%%)\n",
+	       " wakes on queueing delay, %" PRIu64 " by themselves%s; the apps' "
+	       "CPU time %.3f s (%.0f%% of a CPU lately)\n",
 	       w->policy, w->active, w->parked, w->parks, w->wakes_delay,
-	       w->wakes_self, w->credits_prop, w->credits_target, w->credits_oc,
-	       w->overloaded ? ", overloaded" : "", (double)w->cpu_ns / 1e9,
-	       w->cpu_util * 100);
+	       w->wakes_self, w->overloaded ? "; overloaded" : "",
+	       (double)w->cpu_ns / 1e9, w->cpu_util * 100);
+	if (w->credits_prop != 0 || w->credits_target > 0)
+		printf("  core credits: proposed %" PRId64 " (target %.0f), "
+		       "overcommitted %u\n", w->credits_prop, w->credits_target,
+		       w->credits_oc);
 }
 
 static json_t *
@@ -599,10 +602,12 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 	for (i = 0; i < st->n_cores; i++) {
 		const Hg__CoreStats *cs = st->cores[i];
 
-		printf("core %u: rx %" PRIu64 " tx %" PRIu64 " pkts, unattributed %"
-		       PRIu64 " cycles, %" PRIu64 " busy / %" PRIu64 " idle passes\n",
-		       cs->core, cs->rx_packets, cs->tx_packets,
-		       cs->unattributed_cycles, cs->busy_passes, cs->idle_passes);
+		printf("core %u: rx %" PRIu64 " tx %" PRIu64 " pkts; %" PRIu64
+		       " busy / %" PRIu64 " idle passes; %.1f M cycles busy, %.1f M "
+		       "of them no tenant's (empty polls, ARP, datagrams for no tenant)\n",
+		       cs->core, cs->rx_packets, cs->tx_packets, cs->busy_passes,
+		       cs->idle_passes, (double)cs->busy_cycles / 1e6,
+		       (double)cs->unattributed_cycles / 1e6);
 		print_drops(cs->drops, cs->n_drops, "  ");
 	}
 	return 0;
