@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "integration"))
@@ -27,6 +28,20 @@ def _stopped(signum, frame):
 
 
 signal.signal(signal.SIGTERM, _stopped)
+# a bench's rows appear as they are measured, also through a pipe
+sys.stdout.reconfigure(line_buffering=True)
+_T0 = time.time()
+_RUNS = [0]
+
+
+def progress(loads):
+    """One line on stderr per run of loads: how far the bench is, so that
+    a bench of minutes is never silent."""
+    _RUNS[0] += 1
+    desc = ", ".join(("blast" if l.get("blast") else f"{l.get('rate')} rps") +
+                     f" -> :{l.get('port')}" for l in loads)
+    print(f"  [{time.time() - _T0:6.0f} s] run {_RUNS[0]}: {desc}, "
+          f"{max(l.get('duration', 0) for l in loads)} s", file=sys.stderr, flush=True)
 
 
 def cpu_list(text):
@@ -202,6 +217,7 @@ def run_memif(memif, loads, cpus=None, rx_map=None, extra=()):
     receiver run SCHED_FIFO; rx_map: steer by the daemon's RX map (per-
     tenant RX queues); extra: more of the first load's options. Returns
     their JSON results in order."""
+    progress(loads)
     cmd = ["taskset", "-c", cpus or CPUS.client_cpus, os.path.join(BIN, "hgload"),
            "--memif", memif, *(["--rx-map", rx_map] if rx_map else []), *extra]
     for i, l in enumerate(loads):
@@ -216,6 +232,7 @@ def run_memif(memif, loads, cpus=None, rx_map=None, extra=()):
 def run_loads(net, loads):
     """Runs hgloads at once (dicts of hgload_cmd's arguments, plus "net" to
     send from another namespace); returns their JSON results in order."""
+    progress(loads)
     procs = []
     for l in loads:
         l = dict(l)
