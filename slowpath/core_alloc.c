@@ -20,6 +20,7 @@
 
 #include "core_alloc.h"
 #include "credit_pool.h"
+#include "log.h"
 #include "tenant.h"
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
@@ -178,6 +179,8 @@ park(struct hg_registry *reg, int slot, uint32_t ctx)
 	cs->parks++;
 	route_del(&tn->route[tn->ctx_app[ctx] % HG_MAX_APPS], ctx);
 	__atomic_store_n(&tn->ctx_shm[ctx].park_ok, cs->asked[ctx], __ATOMIC_RELEASE);
+	HG_LOG(DEBUG, "tenant %s: context %u parked (%u parked)", reg->t[slot].name,
+	       ctx, cs->n_parked);
 }
 
 /* Rings a worker asleep on its doorbell: a parked one, or one still
@@ -207,6 +210,9 @@ unpark(struct hg_registry *reg, int slot, uint32_t ctx, int by_daemon)
 	give_back(reg, slot, ctx);
 	route_add(&tn->route[tn->ctx_app[ctx] % HG_MAX_APPS], ctx);
 	__atomic_store_n(&tn->ctx_shm[ctx].park_ok, 0, __ATOMIC_RELEASE);
+	HG_LOG(DEBUG, "tenant %s: context %u runs again (%s; %u parked)",
+	       reg->t[slot].name, ctx, by_daemon ? "woken on queueing delay" :
+	       "woke by itself", cs->n_parked);
 	if (!by_daemon) {
 		cs->wakes_self++;
 		return;

@@ -170,6 +170,7 @@ setup_dp(void)
 struct slow {
 	struct event_base *base;
 	struct hg_registry *reg;
+	uint64_t ticks;		/* of HG_TICK_US */
 };
 
 static void
@@ -180,6 +181,8 @@ on_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	hg_registry_poll(s->reg);
+	if (++s->ticks % (1000000 / HG_TICK_US) == 0)
+		hg_stats_log_drops(s->reg);
 	if (reload_signal) {
 		reload_signal = 0;
 		reload(s->reg);
@@ -260,7 +263,7 @@ fine_period(uint64_t refill, uint64_t hz)
 static void
 run_slow_path(struct hg_registry *reg, struct event_base *base)
 {
-	struct slow s = { base, reg };
+	struct slow s = { base, reg, 0 };
 	struct timeval tv = { 0, HG_TICK_US };
 	struct event *tick = event_new(base, -1, EV_PERSIST, on_tick, &s);
 	struct event *bells = event_new(base, reg->park_ep, EV_READ | EV_PERSIST,

@@ -7,6 +7,7 @@
 #include <rte_telemetry.h>
 
 #include "config.h"
+#include "log.h"
 #include "credit_pool.h"
 #include "port.h"
 #include "refill.h"
@@ -775,4 +776,58 @@ hg_telemetry_register(struct hg_registry *reg)
 				   "Tenants: every setting, apps, contexts");
 	rte_telemetry_register_cmd("/hourglass/config", tel_config,
 				   "Daemon settings");
+}
+
+/* "rx_ring_full 12 no_buffer 3" of the counters that moved since seen[],
+ * which is brought up to date; empty if none did. */
+static void
+moved(char *out, size_t n, const uint64_t *now, uint64_t *seen, size_t k,
+      const char *const *names)
+{
+	size_t i, off = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < k; i++) {
+		/* a slot taken again starts its counters from 0 */
+		uint64_t d = now[i] >= seen[i] ? now[i] - seen[i] : now[i];
+
+		if (d != 0 && off < n)
+			off += (size_t)snprintf(out + off, n - off, " %s %" PRIu64,
+						names[i], d);
+		seen[i] = now[i];
+	}
+}
+
+void
+hg_stats_log_drops(struct hg_registry *reg)
+{
+	static uint64_t core_seen[HG_MAX_FP_CORES][HG_DROP_N];
+	const struct hg_dp *dp = reg->dp;
+	uint64_t now[(size_t)HG_TDROP_N > (size_t)HG_DROP_N ? (size_t)HG_TDROP_N : (size_t)HG_DROP_N];
+	char line[512];
+	uint32_t c, i, d;
+
+	if (!rte_log_can_log(hg_logtype, RTE_LOG_DEBUG))
+		return;
+	for (c = 0; c < dp->n_cores; c++) {
+		for (d = 0; d < HG_DROP_N; d++)
+			now[d] = LOAD(dp->core[c].drops[d]);
+		moved(line, sizeof(line), now, core_seen[c], HG_DROP_N, hg_core_drop_names);
+		if (line[0])
+			HG_LOG(DEBUG, "core %u drops in the last second:%s", c, line);
+	}
+	for (i = 0; i < HG_MAX_TENANTS; i++) {
+		struct hg_tenant_sp *t = &reg->t[i];
+
+		if (!t->used)
+			continue;
+		memset(now, 0, sizeof(now));
+		for (c = 0; c < dp->n_cores; c++)
+			for (d = 0; d < HG_TDROP_N; d++)
+				now[d] += LOAD(dp->core[c].t[i].drops[d]);
+		moved(line, sizeof(line), now, t->drops_logged, HG_TDROP_N,
+		      hg_tenant_drop_names);
+		if (line[0])
+			HG_LOG(DEBUG, "tenant %s drops in the last second:%s", t->name, line);
+	}
 }

@@ -22,5 +22,8 @@ Hg__TenantSettings *hg_tenant_settings_collect(struct hg_registry *reg, int slot
 
 /* Registers /hourglass/tenants, /hourglass/stats and /hourglass/config. */
 void hg_telemetry_register(struct hg_registry *reg);
+/* With --log-level=hourglass:debug, called once a second: the drops since
+ * the last call, by reason, of each core and each tenant. */
+void hg_stats_log_drops(struct hg_registry *reg);
 
 #endif /* HG_SLOWPATH_STATS_H */

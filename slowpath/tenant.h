@@ -34,6 +34,7 @@ struct hg_tenant_sp {
 	uint64_t target[HG_MAX_FP_CORES];
 	char name[HG_NAME_MAX];
 	struct hg_tenant_cfg cfg;	/* every setting (tenant_cfg.h) */
+	uint64_t drops_logged[HG_TDROP_N];	/* stats.c's debug log */
 	uint32_t rx_queue;		/* each core's RX queue for its ports */
 	struct rte_flow *flow;		/* the NIC's rule for them, or NULL */
 	int from_file;			/* declared by the config file */
