@@ -175,8 +175,9 @@ workers_json(const Hg__Workers *w)
 		"cpu_util", w->cpu_util);
 }
 
+/* rpc: the tenant has RPC ports, where CoreSync's credits apply. */
 static void
-print_workers(const Hg__Workers *w)
+print_workers(const Hg__Workers *w, int rpc)
 {
 	if (w == NULL)
 		return;
@@ -186,7 +187,7 @@ print_workers(const Hg__Workers *w)
 	       w->policy, w->active, w->parked, w->parks, w->wakes_delay,
 	       w->wakes_self, w->overloaded ? "; overloaded" : "",
 	       (double)w->cpu_ns / 1e9, w->cpu_util * 100);
-	if (w->credits_prop != 0 || w->credits_target > 0)
+	if (rpc)
 		printf("  core credits: proposed %" PRId64 " (target %.0f), "
 		       "overcommitted %u\n", w->credits_prop, w->credits_target,
 		       w->credits_oc);
@@ -594,7 +595,7 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 			       t->credits->pool, t->credits->issued, t->credits->sessions,
 			       t->credits->drained, t->credits->credit_updates,
 			       t->credits->dm_us);
-		print_workers(t->workers);
+		print_workers(t->workers, t->credits != NULL);
 		print_classes(t);
 		for (c = 0; c < t->n_cores; c++)
 			print_drops(t->cores[c]->drops, t->cores[c]->n_drops, "  ");

@@ -81,7 +81,7 @@ def test_stats_show_credits_and_cpu(net, daemon, cleanup):
                  "--coresync-r", "20", "--poll-us", "50", "--core-delay-us", "5")
     cleanup.append(daemon.echo("cc", 9130, threads=2))
     out = daemon.hgctl("stats", "--tenant", "cc").stdout
-    assert "workers (coresync)" in out and "credits_oc" in out, out
+    assert "workers (coresync)" in out and "core credits: proposed" in out, out
     w = workers(daemon, "cc")
     for k in ("credits_prop", "credits_oc", "credits_target", "cpu_ns", "cpu_util",
               "revocations", "overloaded"):
