@@ -8,6 +8,8 @@
  */
 #include <sys/mman.h>
 
+#include <rte_cycles.h>
+
 #include "dp.h"
 
 static void *
@@ -42,6 +44,7 @@ hg_dp_new(uint32_t n_cores)
 		goto fail;
 	for (i = 0; i < n_cores; i++) {
 		dp->core[i].idx = i;
+		dp->core[i].tsc_us = rte_get_tsc_hz() / 1000000;
 		dp->core[i].t = zero_map(tenants_len());
 		if (dp->core[i].t == NULL)
 			goto fail;

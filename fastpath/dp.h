@@ -186,6 +186,7 @@ struct hg_fp_core {
 	uint64_t rx_mixed;		/* TSC when RX last went from one
 					 * tenant's datagrams to another's */
 	uint64_t now;			/* TSC at the start of this pass */
+	uint64_t tsc_us;		/* TSC ticks per microsecond */
 	uint64_t last_empty;		/* ... of the last pass that found
 					 * nothing to do */
 	uint32_t n_rxq;			/* RX queues this core polls */

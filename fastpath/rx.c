@@ -106,7 +106,7 @@ pend_funded(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g)
 static int
 core_saturated(const struct hg_fp_core *c)
 {
-	return c->now - c->last_empty > rte_get_tsc_hz() / 1000000 * HG_RX_BUSY_US;
+	return c->now - c->last_empty > c->tsc_us * HG_RX_BUSY_US;
 }
 
 static int
@@ -392,7 +392,7 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q)
 		g.drop = __atomic_load_n(&dp->live.rx_drop, __ATOMIC_RELAXED) != 0 &&
 			 __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) >= 2;
 		g.full = n == HG_BATCH && q->was_full && rxq_shared(dp, c, q) &&
-			 t - c->rx_mixed < rte_get_tsc_hz() / 1000000 * HG_RX_MIXED_US;
+			 t - c->rx_mixed < c->tsc_us * HG_RX_MIXED_US;
 	}
 	q->was_full = n == HG_BATCH;
 	/* the burst's NIC cost belongs to its packets: split it evenly */
