@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "integration"))
 from hg import BIN, DAEMON_IP, Daemon, Netns, Sink, memif_daemon  # noqa: E402,F401
 
 OUT = os.path.join(HERE, "out")
+SATURATED = 0.95    # a fast-path core busier than this is saturated
 
 
 def _stopped(signum, frame):
@@ -143,6 +144,18 @@ class Bench:
         except Exception:
             self.close()
             raise
+
+    def run_busy(self, loads, duration):
+        """run(loads), and the fraction of duration the daemon's first
+        fast-path core was busy (None without a daemon: the kernel's
+        side). Only a step at SATURATED or above measures contention."""
+        if self.d is None:
+            return self.run(loads), None
+        st0 = self.d.stats()
+        res = self.run(loads)
+        st1 = self.d.stats()
+        return res, (st1["cores"][0]["busy_cycles"] - st0["cores"][0]["busy_cycles"]) / \
+            (st1["tsc_hz"] * duration)
 
     def run(self, loads):
         """The loads at once; their JSON results in order."""

@@ -189,6 +189,7 @@ struct hg_fp_core {
 	uint64_t tsc_us;		/* TSC ticks per microsecond */
 	uint64_t last_empty;		/* ... of the last pass that found
 					 * nothing to do */
+	uint64_t busy_streak;		/* passes with work since then */
 	uint32_t n_rxq;			/* RX queues this core polls */
 	uint32_t rxq_rr;		/* the queue polled first */
 	struct hg_rxq rxq[HG_MAX_RXQ];

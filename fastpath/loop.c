@@ -132,6 +132,7 @@ hg_fp_loop(void *arg)
 			c->busy_cycles += rte_rdtsc() - t0;
 			c->busy_pmd_cycles += c->pmd_cycles - pmd0;
 			c->busy_passes++;
+			c->busy_streak++;
 			empty = 0;
 			if (++since_cmd < HG_CMD_EVERY)
 				continue;
@@ -147,6 +148,7 @@ hg_fp_loop(void *arg)
 			/* after the nap: what arrived during it is a backlog
 			 * of the nap's making, not of a saturated core */
 			c->last_empty = rte_rdtsc();
+			c->busy_streak = 0;
 		}
 	}
 	return 0;
