@@ -197,6 +197,10 @@ UNIT_LINK := $(OBJ)/fastpath/parse.o $(OBJ)/fastpath/bufpart.o $(OBJ)/fastpath/d
 	$(OBJ)/slowpath/arena.o $(OBJ)/slowpath/region.o \
 	$(OBJ)/slowpath/preempt_timer.o $(OBJ)/slowpath/tenant_cfg.o $(POLICY_O) $(PROTO_O)
 
+# the memif peers' map is a tool's, read with jansson
+$(BUILD)/tests/test_rx_map: UNIT_EXTRA = $(OBJ)/tools/rx_map.o $(POLICY_O)
+$(BUILD)/tests/test_rx_map: $(OBJ)/tools/rx_map.o
+
 # the library's tests link its objects (without its copy of the protocol),
 # and its own (PIC) copy of policy/
 $(BUILD)/tests/test_green $(BUILD)/tests/test_worker_sched $(BUILD)/tests/test_rpc: UNIT_EXTRA = $(CLIENT_CORE_O)

@@ -64,7 +64,9 @@ hg_rx_map_load(struct hg_rx_map *m, const char *path, char *err, size_t n)
 	cores = json_integer_value(json_object_get(root, "fp_cores"));
 	per = json_integer_value(json_object_get(root, "rx_queues_per_core"));
 	ts = json_object_get(root, "tenants");
-	if (cores < 1 || per < 1 || cores * per > HG_RX_MAP_RINGS || !json_is_array(ts)) {
+	/* each bounded before the product: a hostile file's huge counts must not overflow */
+	if (cores < 1 || per < 1 || cores > HG_RX_MAP_RINGS || per > HG_RX_MAP_RINGS ||
+	    cores * per > HG_RX_MAP_RINGS || !json_is_array(ts)) {
 		snprintf(err, n, "%s: not the output of hgctl tenant list --json", path);
 		goto out;
 	}
