@@ -8,12 +8,47 @@
 
 #include <rte_cycles.h>
 #include <rte_ether.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include "../proto/hg_rpc.h"
 #include "credit_rules.h"
 #include "dp.h"
 #include "xmit.h"
+
+struct hg_sessions *
+hg_sessions_create(const char *name, uint32_t size, int socket)
+{
+	struct hg_sessions *ss;
+	size_t bytes = sizeof(*ss) + (size_t)size * (sizeof(uint32_t) + sizeof(struct hg_session));
+
+	ss = rte_zmalloc_socket("hg_sessions", bytes, RTE_CACHE_LINE_SIZE, socket);
+	if (ss == NULL)
+		return NULL;
+	ss->size = size;
+	ss->s = (struct hg_session *)(ss + 1);
+	ss->live = (uint32_t *)(ss->s + size);
+	/* the extendable bucket table: a cuckoo hash alone refuses keys
+	 * before it is full, and a refusal then would be one tenant's
+	 * sessions crowding out another's reserved share */
+	ss->h = rte_hash_create(&(struct rte_hash_parameters){
+		.name = name, .entries = size, .key_len = sizeof(struct hg_sess_key),
+		.socket_id = socket, .extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE });
+	if (ss->h == NULL) {
+		rte_free(ss);
+		return NULL;
+	}
+	return ss;
+}
+
+void
+hg_sessions_free(struct hg_sessions *ss)
+{
+	if (ss == NULL)
+		return;
+	rte_hash_free(ss->h);
+	rte_free(ss);
+}
 
 int
 hg_rpc_is_port(const struct hg_tenant *tn, uint16_t port_net)
@@ -45,7 +80,7 @@ create(struct hg_sessions *ss, int t, uint32_t ip, uint16_t port, uint32_t id,
 
 	if (pos < 0)
 		return NULL;
-	if ((uint32_t)pos >= HG_SESSIONS) {	/* beyond our table: undo */
+	if ((uint32_t)pos >= ss->size) {	/* beyond our table: undo */
 		rte_hash_del_key(ss->h, &k);
 		return NULL;
 	}

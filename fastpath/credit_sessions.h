@@ -14,7 +14,9 @@
 
 #include "tset.h"
 
-#define HG_SESSIONS      16384u	/* per fast-path core */
+#define HG_SESSIONS      65536u	/* per fast-path core, by default (--sessions) */
+#define HG_SESSIONS_MIN  16u
+#define HG_SESSIONS_MAX  (1u << 20)
 #define HG_SESSION_IDLE  1u	/* seconds without traffic before expiry */
 #define HG_SESSION_STUCK 10u	/* the same with requests still out: the
 				 * app will not answer them (it died, or
@@ -44,16 +46,28 @@ struct hg_sess_key {
 
 /* The scan walks the live list, not the table: the hash hands out slots
  * anywhere in it, and a walk over empty slots would leave returned credits
- * unused for a whole sweep and favour whichever sessions sit first. */
+ * unused for a whole sweep and favour whichever sessions sit first.
+ *
+ * Every tenant with RPC ports reserves its max-sessions of each core's
+ * table (the slow path refuses a tenant whose share does not fit), and the
+ * hash has an extendable bucket table, so it holds every key up to its
+ * size: a tenant below its share always gets a new session, however full
+ * its neighbours keep theirs. */
 struct hg_sessions {
 	struct rte_hash *h;
+	uint32_t size;				/* slots: s[] and live[] */
 	uint32_t scan;				/* next live entry the scan looks at */
 	uint32_t n_live;
 	int64_t issued[HG_MAX_TENANTS];		/* sum of windows, per tenant */
 	uint32_t count[HG_MAX_TENANTS];		/* sessions */
 	uint32_t drained[HG_MAX_TENANTS];	/* ... with window 0 */
-	uint32_t live[HG_SESSIONS];		/* slots in use, in any order */
-	struct hg_session s[HG_SESSIONS];
+	uint32_t *live;				/* slots in use, in any order */
+	struct hg_session *s;
 };
+
+/* A core's table of size slots, in DPDK memory of socket; NULL if out of
+ * memory. name: unique among hashes. */
+struct hg_sessions *hg_sessions_create(const char *name, uint32_t size, int socket);
+void hg_sessions_free(struct hg_sessions *ss);
 
 #endif /* HG_FASTPATH_CREDIT_SESSIONS_H */

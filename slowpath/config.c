@@ -38,6 +38,8 @@ static const char *const admit_drop[] = { "admit", "drop", NULL };
 
 #define FIELD(f) &hg_cfg.f, sizeof(hg_cfg.f)
 
+_Static_assert(HG_SESSIONS == 65536, "sessions' default is HG_SESSIONS");
+
 static const struct setting settings[] = {
 	{ "ip", T_CIDR, 0, FIELD(ip), 0, 0, 0, 0, NULL, "",
 	  "address/prefix the daemon answers on (prefix 16..30)" },
@@ -61,6 +63,9 @@ static const struct setting settings[] = {
 	  "1", "RX queues per fast-path core: above 1, tenants get queues of "
 	  "their own (rx-queue) where the link steers (a memif peer that "
 	  "reads the map, a NIC's rte_flow); af_packet and tap share one" },
+	{ "sessions", T_UINT, 0, FIELD(sessions), HG_SESSIONS_MIN, HG_SESSIONS_MAX,
+	  0, 0, NULL, "65536", "RPC session slots per fast-path core; each "
+	  "tenant with RPC ports reserves its max-sessions of them" },
 	{ "refill-ns", T_UINT, 1, FIELD(refill_ns), 100, 1000000000, 0, 0,
 	  NULL, "1000", "budget refill period (ns)" },
 	{ "tick-us", T_UINT, 1, FIELD(tick_us), 1, 1000, 0, 0, NULL, "10",

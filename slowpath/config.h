@@ -20,6 +20,7 @@ struct hg_config {
 	char config[256];
 	uint64_t fp_cores;
 	uint64_t rx_queues;	/* per fast-path core */
+	uint64_t sessions;	/* RPC session slots per fast-path core */
 	uint64_t refill_ns;
 	uint64_t tick_us;	/* slow path's pace on a shared core */
 	uint64_t cap;

@@ -98,16 +98,9 @@ setup_cores(struct rte_mempool **pool)
 		if (i == dp->n_cores)
 			break;
 		snprintf(name, sizeof(name), "hg_sess%u", i);
-		dp->core[i].sess = rte_zmalloc("hg_sessions",
-					       sizeof(*dp->core[i].sess),
-					       RTE_CACHE_LINE_SIZE);
+		dp->core[i].sess = hg_sessions_create(name, (uint32_t)hg_cfg.sessions,
+						      (int)rte_socket_id());
 		if (dp->core[i].sess == NULL)
-			return -1;
-		dp->core[i].sess->h = rte_hash_create(&(struct rte_hash_parameters){
-			.name = name, .entries = HG_SESSIONS,
-			.key_len = sizeof(struct hg_sess_key),
-			.socket_id = (int)rte_socket_id() });
-		if (dp->core[i].sess->h == NULL)
 			return -1;
 		snprintf(name, sizeof(name), "hg_cmd%u", i);
 		dp->core[i].idx = i;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -134,6 +135,38 @@ ports_free(const struct hg_registry *reg, uint32_t lo, uint32_t hi, char *err)
 		}
 	}
 	return 1;
+}
+
+/* Sessions a tenant reserves of each core's table: its max-sessions
+ * while it has RPC ports, none without. */
+static uint64_t
+sessions_reserved(const struct hg_tenant_cfg *c)
+{
+	return c->credit.rpc_hi != 0 ? c->max_sessions : 0;
+}
+
+/* Does c's share of each core's session table fit beside every other
+ * tenant's (slot: the tenant c replaces, or -1)? The shares are reserved
+ * up front so that no tenant's clients can take slots another tenant was
+ * promised (credit_sessions.h). */
+static int
+sessions_fit(const struct hg_registry *reg, int slot, const struct hg_tenant_cfg *c,
+	     char *err)
+{
+	uint64_t held = 0, want = sessions_reserved(c);
+	int i;
+
+	if (want == 0)
+		return 1;
+	for (i = 0; i < (int)HG_MAX_TENANTS; i++)
+		if (i != slot && reg->t[i].used)
+			held += sessions_reserved(&reg->t[i].cfg);
+	if (held + want <= hg_cfg.sessions)
+		return 1;
+	ERR("max-sessions %u does not fit: %" PRIu64 " of %" PRIu64 " session "
+	    "slots per core are reserved (lower it, or raise --sessions)",
+	    c->max_sessions, held, hg_cfg.sessions);
+	return 0;
 }
 
 static int
@@ -333,6 +366,8 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	}
 	if (c->port_hi != 0 && !ports_free(reg, c->port_lo, c->port_hi, err))
 		return -EADDRINUSE;
+	if (!sessions_fit(reg, -1, c, err))
+		return -ENOSPC;
 	if ((rc = pick_rx_queue(reg, c, &rxq, err)) < 0)
 		return rc;
 	slot = free_slot(reg);
@@ -410,6 +445,8 @@ hg_tenant_update(struct hg_registry *reg, int slot, const struct hg_tenant_cfg *
 		return rc;
 	if (what == 0)
 		return 0;
+	if (!sessions_fit(reg, slot, c, err))
+		return -ENOSPC;
 	pthread_mutex_lock(&reg->lock);
 	reg->t[slot].cfg = *c;
 	publish(reg, slot, what);

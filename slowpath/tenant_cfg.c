@@ -101,8 +101,9 @@ static const struct hg_tenant_setting table[] = {
 	  "an idle worker polls this long before it asks to park" },
 	{ "core-delay-us", U32, OFF(core.delay_us), 1, 1e6, 0, "10", 1, CORE, NULL,
 	  "queueing delay that wakes a parked worker (well below dt-us)" },
-	{ "max-sessions", U32, OFF(max_sessions), 1, HG_SESSIONS, 0, "2048", 1,
-	  SESS, NULL, "RPC sessions per fast-path core" },
+	{ "max-sessions", U32, OFF(max_sessions), 1, HG_SESSIONS_MAX, 0, "2048", 1,
+	  SESS, NULL, "RPC sessions per fast-path core: the tenant's share of "
+	  "each core's table (--sessions), reserved while it has RPC ports" },
 	{ "max-apps", U32, OFF(max_apps), 1, HG_MAX_APPS, 0, "64", 1, OWNER,
 	  NULL, "apps attached at once; a lower value refuses new attaches" },
 	{ "uid", HG_TCFG_UID, OFF(uid), 0, 4294967294.0, 0, "0", 1, OWNER, NULL,
@@ -116,7 +117,7 @@ static const struct hg_tenant_setting table[] = {
 #undef U64
 #undef BOOL
 
-_Static_assert(HG_SESSIONS / 8 == 2048, "max-sessions' default is HG_SESSIONS / 8");
+_Static_assert(HG_SESSIONS / 32 == 2048, "max-sessions' default: 32 RPC tenants fill the default table");
 _Static_assert(HG_MAX_APPS == 64, "max-apps' default is HG_MAX_APPS");
 _Static_assert(sizeof(rx_queues) / sizeof(rx_queues[0]) == HG_MAX_RXQ + 2, "rx-queue: auto, then every queue");
 _Static_assert(HG_DISPATCH_N == 4 && HG_DISPATCH_FC == 3,

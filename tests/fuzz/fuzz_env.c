@@ -59,14 +59,9 @@ fuzz_env(void)
 					  RTE_MBUF_DEFAULT_BUF_SIZE, 0);
 	c->cmd = rte_ring_create_elem("fz_cmd", sizeof(struct hg_cmd), 1024, 0,
 				      RING_F_SP_ENQ | RING_F_SC_DEQ);
-	c->sess = sess = calloc(1, sizeof(*c->sess));
+	c->sess = sess = hg_sessions_create("fz_sess", HG_SESSIONS, 0);
 	if (c->pool == NULL || c->cmd == NULL || c->sess == NULL || !dp->neigh ||
 	    !dp->neigh_asked)
-		exit(1);
-	c->sess->h = rte_hash_create(&(struct rte_hash_parameters){
-		.name = "fz_sess", .entries = HG_SESSIONS,
-		.key_len = sizeof(struct hg_sess_key), .socket_id = 0 });
-	if (c->sess->h == NULL)
 		exit(1);
 	hg_fp_set_dp(dp);
 	return dp;

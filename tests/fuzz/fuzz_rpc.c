@@ -18,7 +18,7 @@ check_books(const struct hg_sessions *ss)
 	uint32_t k, drained = 0;
 	int64_t issued = 0;
 
-	if (ss->n_live != ss->count[0] || ss->n_live > HG_SESSIONS)
+	if (ss->n_live != ss->count[0] || ss->n_live > ss->size)
 		__builtin_trap();
 	for (k = 0; k < ss->n_live; k++) {
 		const struct hg_session *s = &ss->s[ss->live[k]];

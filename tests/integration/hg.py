@@ -252,10 +252,11 @@ class Sink:
     datagram to it is work for RX alone (an RX-only flood). Its tenant
     is PREFIX0, as hg-idle names them."""
 
-    def __init__(self, daemon, prefix, port, cpus="0"):
+    def __init__(self, daemon, prefix, port, cpus="0", count=1):
+        """count: tenants PREFIX0..PREFIX<count-1> on port, port + 1, ..."""
         self.proc = subprocess.Popen(
             ["taskset", "-c", cpus, os.path.join(BIN, "hg-idle"), "--ctl", daemon.app_ctl,
-             "--prefix", prefix, "--count", "1", "--first-port", str(port),
+             "--prefix", prefix, "--count", str(count), "--first-port", str(port),
              "--seconds", "120"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         line = self.proc.stdout.readline()
         if "ready" not in line:

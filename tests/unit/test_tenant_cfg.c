@@ -83,7 +83,7 @@ Test(tenant_cfg, bounds_and_types_are_the_tables)
 	cr_assert_eq(set("cap", "1e5", 0), -EINVAL, "integers are written out");
 	cr_assert_eq(set("cap", " 100000", 0), -EINVAL);
 	cr_assert_eq(set("cap", "100000", 0), 0);
-	cr_assert_eq(set("max-sessions", "16385", 0), -EINVAL);
+	cr_assert_eq(set("max-sessions", "1048577", 0), -EINVAL, "HG_SESSIONS_MAX + 1");
 	cr_assert_eq(set("preempt", "yes", 0), -EINVAL);
 	cr_assert_eq(set("preempt", "off", 0), 0);
 	cr_assert_eq(c.steer.preempt, 0);
