@@ -256,6 +256,24 @@ struct hg_dp {
  * it would drive every backlogged tenant's budget down without bound and
  * turn the weights into plain round robin. Deficit stays bounded by one
  * funded batch's overrun. */
+/* Is core c saturated at TSC now: no pass with nothing to do for
+ * HG_CORE_BUSY_US, over at least HG_CORE_BUSY_PASSES passes? Time alone
+ * is not enough: a fast-path thread the OS took off its CPU for a
+ * millisecond comes back to a backlog that a few passes drain. Read by
+ * the core (RX's shedding) and by the slow path (credits that follow the
+ * budget, credit_pool.c); the core is the only writer. */
+#define HG_CORE_BUSY_US     1000u
+#define HG_CORE_BUSY_PASSES 64u
+
+static inline int
+hg_core_saturated(const struct hg_fp_core *c, uint64_t now)
+{
+	uint64_t last = __atomic_load_n(&c->last_empty, __ATOMIC_RELAXED);
+
+	return __atomic_load_n(&c->busy_streak, __ATOMIC_RELAXED) >= HG_CORE_BUSY_PASSES &&
+	       now > last && now - last > c->tsc_us * HG_CORE_BUSY_US;
+}
+
 static inline void
 hg_charge(struct hg_fp_tenant *ft, enum hg_point pt, uint64_t cycles,
 	  uint32_t pkts, int billed)

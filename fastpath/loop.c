@@ -132,7 +132,9 @@ hg_fp_loop(void *arg)
 			c->busy_cycles += rte_rdtsc() - t0;
 			c->busy_pmd_cycles += c->pmd_cycles - pmd0;
 			c->busy_passes++;
-			c->busy_streak++;
+			/* relaxed stores: the slow path reads them too */
+			__atomic_store_n(&c->busy_streak, c->busy_streak + 1,
+					 __ATOMIC_RELAXED);
 			empty = 0;
 			if (++since_cmd < HG_CMD_EVERY)
 				continue;
@@ -147,8 +149,8 @@ hg_fp_loop(void *arg)
 			idle(c, &empty);
 			/* after the nap: what arrived during it is a backlog
 			 * of the nap's making, not of a saturated core */
-			c->last_empty = rte_rdtsc();
-			c->busy_streak = 0;
+			__atomic_store_n(&c->last_empty, rte_rdtsc(), __ATOMIC_RELAXED);
+			__atomic_store_n(&c->busy_streak, 0, __ATOMIC_RELAXED);
 		}
 	}
 	return 0;

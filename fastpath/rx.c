@@ -97,20 +97,13 @@ pend_funded(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g)
 }
 
 /* A funded tenant's pending work waits for this core only while the core
- * is saturated: it has not had a pass with nothing to do for
- * HG_RX_BUSY_US, over at least HG_RX_BUSY_PASSES passes. A core with idle
- * passes serves everyone's work anyway, and shedding there would only
- * throw away datagrams it had time for (work conservation). Time alone is
- * not enough: a fast-path thread the OS took off its CPU for a
- * millisecond comes back to a backlog that a few passes drain. */
-#define HG_RX_BUSY_US     1000u
-#define HG_RX_BUSY_PASSES 64u
-
+ * is saturated (hg_core_saturated): a core with idle passes serves
+ * everyone's work anyway, and shedding there would only throw away
+ * datagrams it had time for (work conservation). */
 static int
 core_saturated(const struct hg_fp_core *c)
 {
-	return c->busy_streak >= HG_RX_BUSY_PASSES &&
-	       c->now - c->last_empty > c->tsc_us * HG_RX_BUSY_US;
+	return hg_core_saturated(c, c->now);
 }
 
 static int

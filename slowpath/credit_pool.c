@@ -11,6 +11,7 @@
  * keeps multiplying the pool down while the delay it measures is still
  * the one it caused a round trip ago (Breakwater updates once per RTT).
  */
+#include "../fastpath/budget.h"
 #include "../fastpath/credit_rules.h"
 #include "credit_pool.h"
 
@@ -164,6 +165,59 @@ hg_credit_settle(struct hg_registry *reg, int slot)
 	hg_credit_publish(reg, slot);
 }
 
+/* The lowest budget tenant i has left on a saturated core at TSC now;
+ * *out: is it below budget-mark there. A core with idle passes is
+ * ignored: a tenant in debt there runs on time nobody else wants (work
+ * conservation), and cutting its credits would only cost it goodput. */
+static int64_t
+budget_low(const struct hg_registry *reg, int i, uint64_t now, int *out)
+{
+	const struct hg_dp *dp = reg->dp;
+	const struct hg_tenant_sp *t = &reg->t[i];
+	uint64_t rate = __atomic_load_n(&dp->rate[i], __ATOMIC_RELAXED);
+	uint64_t cap = __atomic_load_n(&dp->cap[i], __ATOMIC_RELAXED);
+	int64_t low = INT64_MAX, left;
+	unsigned c;
+
+	*out = 0;
+	for (c = 0; c < dp->n_cores; c++) {
+		if (!hg_core_saturated(&dp->core[c], now))
+			continue;
+		left = hg_budget_peek(&dp->core[c].t[i].bud, rate, cap, now);
+		low = left < low ? left : low;
+		*out |= (double)left < t->cfg.credit.budget_mark * (double)cap;
+	}
+	return low;
+}
+
+/* One AIMD update of tenant i's pool: by its delay, and while credits
+ * follow the budget and it is out of budget, as if the delay were higher
+ * (credit_rules.h). What each cause took from the pool is counted. */
+static void
+update_pool(struct hg_registry *reg, int i, uint64_t now, double alpha, double max)
+{
+	struct hg_tenant_sp *t = &reg->t[i];
+	uint64_t dt = t->cfg.credit.dt_us * reg->tsc_us, cap, dm;
+	double by_delay = hg_credit_aimd(t->pool, t->dm_tsc, dt, alpha, t->cfg.credit.beta, max);
+	int out = 0;
+	int64_t low = 0;
+
+	/* with protection off nobody is held to a budget */
+	if (t->cfg.credit.budget_feedback && hg_protecting(reg->dp))
+		low = budget_low(reg, i, now, &out);
+	if (t->pool > by_delay)
+		t->withheld_delay += t->pool - by_delay;
+	if (!out) {
+		t->pool = by_delay;
+		return;
+	}
+	cap = __atomic_load_n(&reg->dp->cap[i], __ATOMIC_RELAXED);
+	dm = hg_credit_budget_delay(t->dm_tsc, dt, out, low, cap, t->cfg.credit.budget_mark);
+	t->pool = hg_credit_aimd(t->pool, dm, dt, alpha, t->cfg.credit.beta, max);
+	t->withheld_budget += by_delay - t->pool;
+	t->budget_cuts++;
+}
+
 /* Walks the awake tenants (refill.c): an idle one's D_m is zero and its
  * pool at the ceiling, so skipping it changes nothing. */
 unsigned
@@ -195,8 +249,7 @@ hg_credit_tick(struct hg_registry *reg, uint64_t now)
 		sessions = hg_credit_sessions(reg, i, &drained, &issued);
 		alpha = t->cfg.credit.alpha > 0 ? t->cfg.credit.alpha
 					    : (sessions / 1000.0 > 1 ? sessions / 1000.0 : 1);
-		t->pool = hg_credit_aimd(t->pool, t->dm_tsc, t->cfg.credit.dt_us * us,
-					 alpha, t->cfg.credit.beta, pool_max(sessions));
+		update_pool(reg, i, now, alpha, pool_max(sessions));
 		/* CoreSync's persistent overload: a drained session, or the
 		 * pool cut at HG_CS_DECREASES updates in a row */
 		t->core.overloaded = hg_cs_overload(&t->core.over, t->pool,

@@ -72,6 +72,10 @@ credits_info(struct hg_arena *a, const struct hg_registry *reg, unsigned slot)
 	for (cc = 0; cc < reg->dp->n_cores; cc++)
 		c->credit_updates += LOAD(reg->dp->core[cc].t[slot].credit_updates);
 	c->dm_us = (double)t->dm_tsc * 1e6 / (double)rte_get_tsc_hz();
+	c->has_withheld_budget = c->has_withheld_delay = c->has_budget_cuts = 1;
+	c->withheld_budget = (uint64_t)t->withheld_budget;
+	c->withheld_delay = (uint64_t)t->withheld_delay;
+	c->budget_cuts = t->budget_cuts;
 	return c;
 }
 
@@ -646,6 +650,10 @@ tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
 		rte_tel_data_add_dict_u64(x, "credit_pool", ts->credits->pool);
 		rte_tel_data_add_dict_u64(x, "rpc_sessions", ts->credits->sessions);
 		rte_tel_data_add_dict_u64(x, "drained_sessions", ts->credits->drained);
+		rte_tel_data_add_dict_u64(x, "credits_withheld_budget",
+					  ts->credits->withheld_budget);
+		rte_tel_data_add_dict_u64(x, "credits_withheld_delay",
+					  ts->credits->withheld_delay);
 	}
 	if (ts->workers != NULL) {
 		const Hg__Workers *w = ts->workers;

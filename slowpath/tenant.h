@@ -45,6 +45,10 @@ struct hg_tenant_sp {
 	uint64_t cost_pkts[HG_PT_N];
 	double pool;			/* the credit pool, AIMD state */
 	uint64_t dm_tsc;		/* D_m at the last update */
+	/* credits the pool's updates took away: for the budget (the cut
+	 * beyond what the delay alone made) and for the delay */
+	double withheld_budget, withheld_delay;
+	uint64_t budget_cuts;		/* updates that found it out of budget */
 	uint64_t next_update;		/* TSC of the next pool update */
 	struct hg_core_state core;	/* worker allocation (core_alloc.c) */
 	int park_bell;			/* eventfd its apps ring to ask, -1 */

@@ -91,6 +91,12 @@ static const struct hg_tenant_setting table[] = {
 	  "multiplicative decrease per unit of excess delay" },
 	{ "update-us", U32, OFF(credit.update_us), 1, 1e6, 0, "10", 1, CREDIT,
 	  NULL, "credit pool update period, about one round trip" },
+	{ "budget-feedback", BOOL, OFF(credit.budget_feedback), 0, 1, 0, "on", 1,
+	  CREDIT, NULL, "credits follow the budget: on a saturated core, a tenant "
+	  "below budget-mark shrinks its pool as if its delay were above dt-us" },
+	{ "budget-mark", D, OFF(credit.budget_mark), 0, 1, 0, "0", 1, CREDIT, NULL,
+	  "budget-feedback's threshold, a fraction of the cap (0: in debt; "
+	  "higher cuts earlier, Virtuoso's ECN threshold)" },
 	{ "policy", HG_TCFG_ENUM, OFF(core.policy), 0, 0, 0, "coresync", 1,
 	  STEER, core_policies, "who decides how many workers run: coresync "
 	  "(park when credits are proportional), shenango (park when idle) or "

@@ -38,6 +38,8 @@ struct hg_credit_cfg {
 	double alpha;			/* 0: 0.001 x sessions, at least 1 */
 	double beta;
 	uint32_t update_us;		/* pool update period, about one RTT */
+	int budget_feedback;		/* the pool follows the budget (DESIGN §6) */
+	double budget_mark;		/* ... below this fraction of the cap */
 };
 
 /* Core allocation of a tenant's workers (CoreSync, issue 13). */

@@ -152,11 +152,14 @@ print_set(Hg__TenantSetting **s, size_t n)
 static json_t *
 credits_json(const Hg__Credits *c)
 {
-	return c == NULL ? json_null() : json_pack("{s:I, s:I, s:i, s:i, s:I, s:f}",
+	return c == NULL ? json_null() : json_pack("{s:I, s:I, s:i, s:i, s:I, s:f, s:I, s:I, s:I}",
 			 "pool", (json_int_t)c->pool, "issued", (json_int_t)c->issued,
 			 "sessions", (int)c->sessions, "drained", (int)c->drained,
 			 "credit_updates", (json_int_t)c->credit_updates,
-			 "dm_us", c->dm_us);
+			 "dm_us", c->dm_us,
+			 "withheld_budget", (json_int_t)c->withheld_budget,
+			 "withheld_delay", (json_int_t)c->withheld_delay,
+			 "budget_cuts", (json_int_t)c->budget_cuts);
 }
 
 /* Core allocation (CoreSync); null from a daemon that has none. */
@@ -595,6 +598,11 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 			       t->credits->pool, t->credits->issued, t->credits->sessions,
 			       t->credits->drained, t->credits->credit_updates,
 			       t->credits->dm_us);
+		if (t->credits && (t->credits->withheld_budget || t->credits->withheld_delay))
+			printf("  credits withheld: %" PRIu64 " for the budget (%" PRIu64
+			       " updates out of it), %" PRIu64 " for the delay\n",
+			       t->credits->withheld_budget, t->credits->budget_cuts,
+			       t->credits->withheld_delay);
 		print_workers(t->workers, t->credits != NULL);
 		print_classes(t);
 		for (c = 0; c < t->n_cores; c++)
