@@ -41,15 +41,6 @@ hg_sessions_create(const char *name, uint32_t size, int socket)
 	return ss;
 }
 
-void
-hg_sessions_free(struct hg_sessions *ss)
-{
-	if (ss == NULL)
-		return;
-	rte_hash_free(ss->h);
-	rte_free(ss);
-}
-
 int
 hg_rpc_is_port(const struct hg_tenant *tn, uint16_t port_net)
 {

@@ -65,9 +65,9 @@ struct hg_sessions {
 	struct hg_session *s;
 };
 
-/* A core's table of size slots, in DPDK memory of socket; NULL if out of
- * memory. name: unique among hashes. */
+/* A core's table of size slots, in DPDK memory of socket (the daemon's
+ * lifetime: EAL's cleanup returns it); NULL if out of memory. name:
+ * unique among hashes. */
 struct hg_sessions *hg_sessions_create(const char *name, uint32_t size, int socket);
-void hg_sessions_free(struct hg_sessions *ss);
 
 #endif /* HG_FASTPATH_CREDIT_SESSIONS_H */

@@ -19,7 +19,7 @@ VICTIM, ADV = 7300, 7400
 
 
 @pytest.fixture
-def two(request):
+def two():
     d = memif_daemon(f"bf{os.getpid() % 1000}")
     apps = []
     try:

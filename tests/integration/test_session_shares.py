@@ -21,7 +21,7 @@ def daemon(net):
     assert d.stop() == 0, d.logtext()
 
 
-def add_rpc(d, name, port, share=SHARE, check=True, *more):
+def add_rpc(d, name, port, share=SHARE, check=True, more=()):
     return d.hgctl("tenant", "add", name, "--ports", str(port), "--rpc-ports", str(port),
                    "--max-sessions", str(share), *more, check=check)
 
@@ -56,8 +56,7 @@ def test_a_tenth_tenant_opens_sessions_while_nine_hold_theirs_full(net, daemon, 
     # their requests wait in a sink's ring: a D_drop of a second keeps
     # the sessions that follow from being turned away as overload
     for k in range(9):
-        add_rpc(daemon, f"R{k}", FIRST + k, SHARE, True, "--dt-us", "500000",
-                "--ddrop-us", "1000000")
+        add_rpc(daemon, f"R{k}", FIRST + k, more=("--dt-us", "500000", "--ddrop-us", "1000000"))
     add_rpc(daemon, "tenth", FIRST + 9)
     # sinks: a request waits unanswered, so its session stays (stuck, 10 s)
     cleanup.append(Sink(daemon, "R", FIRST, count=9))
