@@ -55,6 +55,16 @@ static const struct setting settings[] = {
 	{ "max-conn-out", T_UINT, 1, FIELD(max_conn_out), 65536, 1u << 30, 0, 0,
 	  NULL, "1048576", "reply bytes queued per connection before the "
 	  "daemon stops reading its requests" },
+	{ "max-app-conns-per-uid", T_UINT, 1, FIELD(max_app_conns_per_uid), 1,
+	  65536, 0, 0, NULL, "256", "app connections one uid may hold (keep it "
+	  "below max-app-conns: one user leaves the socket to others)" },
+	{ "attach-timeout-ms", T_UINT, 1, FIELD(attach_timeout_ms), 100,
+	  3600000, 0, 0, NULL, "10000", "an app connection that has not "
+	  "attached this long after it connected is closed" },
+	{ "max-conns-buffered", T_UINT, 1, FIELD(max_conns_buffered), 1u << 20,
+	  1ull << 34, 0, 0, NULL, "67108864", "request and reply bytes held "
+	  "for all connections together; past it, a connection with bytes "
+	  "held is not read until they fall" },
 	{ "config", T_STR, 0, FIELD(config), 0, 0, 0, 0, NULL, "",
 	  "settings file: one 'key value' per line" },
 	{ "fp-cores", T_UINT, 0, FIELD(fp_cores), 1, HG_MAX_FP_CORES, 0, 0,

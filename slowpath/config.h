@@ -17,6 +17,9 @@ struct hg_config {
 	uint64_t max_ctl_conns;	/* operator connections */
 	uint64_t max_app_conns;	/* app connections */
 	uint64_t max_conn_out;	/* reply bytes queued per connection */
+	uint64_t max_app_conns_per_uid;	/* app connections of one uid */
+	uint64_t attach_timeout_ms;	/* app connections that never attach */
+	uint64_t max_conns_buffered;	/* bytes held for all connections */
 	char config[256];
 	uint64_t fp_cores;
 	uint64_t rx_queues;	/* per fast-path core */

@@ -436,6 +436,10 @@ hg_stats_collect(struct hg_registry *reg, int slot, struct hg_arena *a)
 	s->control->attach_refused = reg->attach_refused;
 	s->control->commands_refused = reg->ctl.commands_refused;
 	s->control->reads_paused = reg->ctl.reads_paused;
+	s->control->uid_refused = reg->ctl.uid_refused;
+	s->control->idle_closed = reg->ctl.idle_closed;
+	s->control->buffered_bytes = reg->ctl.buffered;
+	s->control->buffered_peak = reg->ctl.buffered_peak;
 	return s;
 }
 

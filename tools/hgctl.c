@@ -546,13 +546,17 @@ control_json(const Hg__ControlStats *c)
 {
 	if (c == NULL)
 		return json_null();
-	return json_pack("{s:i, s:i, s:I, s:I, s:I, s:I, s:I}",
+	return json_pack("{s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 			 "ctl_conns", (int)c->ctl_conns, "app_conns", (int)c->app_conns,
 			 "conns_refused", (json_int_t)c->conns_refused,
 			 "accept_errors", (json_int_t)c->accept_errors,
 			 "attach_refused", (json_int_t)c->attach_refused,
 			 "commands_refused", (json_int_t)c->commands_refused,
-			 "reads_paused", (json_int_t)c->reads_paused);
+			 "reads_paused", (json_int_t)c->reads_paused,
+			 "uid_refused", (json_int_t)c->uid_refused,
+			 "idle_closed", (json_int_t)c->idle_closed,
+			 "buffered_bytes", (json_int_t)c->buffered_bytes,
+			 "buffered_peak", (json_int_t)c->buffered_peak);
 }
 
 static int

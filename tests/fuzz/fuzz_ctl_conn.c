@@ -180,7 +180,8 @@ step(void)
 	hg_arena_free(&a);
 }
 
-/* Back to no tenants: every app detached and reclaimed. */
+/* Back to no tenants: every app detached and reclaimed, and nothing
+ * held for any connection (max-conns-buffered's account balances). */
 static void
 reset(struct end *ends)
 {
@@ -189,6 +190,8 @@ reset(struct end *ends)
 	for (i = 0; i < N_CONN; i++)
 		close_end(&ends[i]);
 	fuzz_del_all(&reg);
+	if (reg.ctl.buffered != 0 || reg.ctl.conns[0] + reg.ctl.conns[1] != 0)
+		abort();
 }
 
 int

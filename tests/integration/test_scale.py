@@ -21,7 +21,7 @@ BASE_PORT = 30000
 @pytest.fixture(scope="module")
 def big(net):
     d = Daemon(net.ns[3:] + "s", f"net_af_packet0,iface={net.host_if}",
-               extra=("--max-app-conns", "4096"))
+               extra=("--max-app-conns", "4096", "--max-app-conns-per-uid", "4096"))
     idle = None
     try:
         for i in range(N):
