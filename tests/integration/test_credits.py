@@ -131,9 +131,9 @@ def test_an_overloaded_tenants_rejects_carry_no_credits_and_a_neighbours_keep_th
     daemon.hgctl("tenant", "add", "over", "--ports", "8712-8712",
                  "--rpc-ports", "8712-8712")
     # the neighbour's app shares a CPU with the flooded one's, which spins
-    # 200 us per request: a D_t of 20 ms keeps the scheduler's time
-    # slices out of its delay (at the default D_t 1 run in 26 failed,
-    # answers read back as the box's, not the datapath's)
+    # 200 us per request: a D_t of 20 ms keeps the CPU scheduler's time
+    # slices out of its measured delay (at the default D_t, 1 run in 26
+    # failed), so the test is of the datapath, not of the box
     daemon.hgctl("tenant", "add", "kept", "--ports", "8713-8713",
                  "--rpc-ports", "8713-8713", "--dt-us", "20000", "--ddrop-us", "50000")
     cleanup.append(daemon.echo("over", 8712))
