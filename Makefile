@@ -304,7 +304,7 @@ demo: deps
 
 # every bench, in turn; BENCHES="isolation kv" runs some (bench/NAME)
 BENCHES ?= fastpath_cost overhead isolation steering overload scale weights \
-	   versus-kernel policies coresync kv
+	   versus-kernel policies coresync kv feedback scheduling
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@set -e; for b in $(BENCHES); do echo "== bench/$$b"; \

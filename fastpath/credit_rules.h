@@ -37,9 +37,11 @@ hg_credit_aimd(double pool, uint64_t dm, uint64_t dt, double alpha, double beta,
 
 /* The delay the pool is driven by when credits follow the budget (DESIGN
  * §6): a tenant whose budget on a saturated core is below mark x cap
- * counts as if its delay were above D_t, the more so the deeper below:
- * D_t x (2 + shortfall in caps), at most D_t x 10, never less than what
- * was measured. Virtuoso (§5, Fig. 13) marks ECN at a budget threshold;
+ * counts as if its delay were D_t x (1 + shortfall in caps), at most
+ * D_t x 10, never less than what was measured: at the mark its pool
+ * stops growing, below it the pool is cut in proportion to how far
+ * below (a fixed extra D_t, tried first, cut the goodput of a tenant
+ * that was barely short to 0.72 of what it had uncoupled). Virtuoso (§5, Fig. 13) marks ECN at a budget threshold;
  * credits are our congestion signal. left: the budget now (negative in
  * debt); out: is the tenant out of budget on some saturated core (else
  * dm is returned as it is). */
@@ -55,7 +57,7 @@ hg_credit_budget_delay(uint64_t dm, uint64_t dt, int out, int64_t left, uint64_t
 	if (!out)
 		return dm;
 	short_caps = (mark * (double)cap - (double)left) / (double)(cap ? cap : 1);
-	x = 2.0 + (short_caps > 0 ? short_caps : 0);
+	x = 1.0 + (short_caps > 0 ? short_caps : 0);
 	x = x < HG_CREDIT_BUDGET_MAX_X ? x : HG_CREDIT_BUDGET_MAX_X;
 	eff = (uint64_t)((double)dt * x);
 	return eff > dm ? eff : dm;

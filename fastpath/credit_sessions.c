@@ -238,6 +238,7 @@ hg_rpc_response(struct hg_dp *dp, struct hg_fp_core *c, int t, uint8_t *payload,
 	}
 	h->flags = HG_RPC_RESPONSE;
 	h->credits = rte_cpu_to_be_16((uint16_t)w);
+	c->t[t].credits_granted += w;
 }
 
 /* An explicit credit update to an idle session: its window is now
@@ -268,6 +269,7 @@ send_update(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_session *s,
 	m->data_len = m->pkt_len = hg_build_udp(f, &fl, sizeof(h));
 	hg_fp_xmit(dp, c, &m, 1, s->tenant, HG_PT_SCHED, 0);
 	c->t[s->tenant].credit_updates++;
+	c->t[s->tenant].credits_granted += credits;
 	return 0;
 }
 

@@ -121,6 +121,7 @@ struct hg_fp_tenant {
 	uint64_t drops[HG_TDROP_N];
 	uint64_t sched_avg;		/* EWMA of SCHED cycles per datagram */
 	uint64_t credit_updates;	/* explicit credit messages sent */
+	uint64_t credits_granted;	/* ... and responses' credits: the sum */
 	uint64_t doorbells;		/* armed workers woken */
 	uint64_t doorbell_cycles;	/* ... their cost, part of RX cycles */
 	uint64_t drop_cycles;		/* RX cycles of rx_over_budget drops */

@@ -69,8 +69,11 @@ credits_info(struct hg_arena *a, const struct hg_registry *reg, unsigned slot)
 		return NULL;
 	c->pool = (uint64_t)t->pool;
 	c->sessions = hg_credit_sessions(reg, (int)slot, &c->drained, &c->issued);
-	for (cc = 0; cc < reg->dp->n_cores; cc++)
+	for (cc = 0; cc < reg->dp->n_cores; cc++) {
 		c->credit_updates += LOAD(reg->dp->core[cc].t[slot].credit_updates);
+		c->granted += LOAD(reg->dp->core[cc].t[slot].credits_granted);
+	}
+	c->has_granted = 1;
 	c->dm_us = (double)t->dm_tsc * 1e6 / (double)rte_get_tsc_hz();
 	c->has_withheld_budget = c->has_withheld_delay = c->has_budget_cuts = 1;
 	c->withheld_budget = (uint64_t)t->withheld_budget;

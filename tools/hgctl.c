@@ -152,11 +152,11 @@ print_set(Hg__TenantSetting **s, size_t n)
 static json_t *
 credits_json(const Hg__Credits *c)
 {
-	return c == NULL ? json_null() : json_pack("{s:I, s:I, s:i, s:i, s:I, s:f, s:I, s:I, s:I}",
+	return c == NULL ? json_null() : json_pack("{s:I, s:I, s:i, s:i, s:I, s:I, s:f, s:I, s:I, s:I}",
 			 "pool", (json_int_t)c->pool, "issued", (json_int_t)c->issued,
 			 "sessions", (int)c->sessions, "drained", (int)c->drained,
 			 "credit_updates", (json_int_t)c->credit_updates,
-			 "dm_us", c->dm_us,
+			 "granted", (json_int_t)c->granted, "dm_us", c->dm_us,
 			 "withheld_budget", (json_int_t)c->withheld_budget,
 			 "withheld_delay", (json_int_t)c->withheld_delay,
 			 "budget_cuts", (json_int_t)c->budget_cuts);
@@ -598,10 +598,11 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 			       s.over_budget, (double)s.drop_cycles / (double)s.over_budget);
 		if (t->credits)
 			printf("  credits: pool %" PRIu64 ", issued %" PRId64 ", sessions %u,"
-			       " drained %u, updates sent %" PRIu64 ", D_m %.0f us\n",
+			       " drained %u, updates sent %" PRIu64 ", granted %" PRIu64
+			       ", D_m %.0f us\n",
 			       t->credits->pool, t->credits->issued, t->credits->sessions,
 			       t->credits->drained, t->credits->credit_updates,
-			       t->credits->dm_us);
+			       t->credits->granted, t->credits->dm_us);
 		if (t->credits && (t->credits->withheld_budget || t->credits->withheld_delay))
 			printf("  credits withheld: %" PRIu64 " for the budget (%" PRIu64
 			       " updates out of it), %" PRIu64 " for the delay\n",
