@@ -44,7 +44,7 @@
 #define HG_CONN_BATCH     32	/* requests per read event */
 #define HG_CONN_READ      65536	/* bytes per read */
 #define HG_CONN_READ_TIGHT 4096	/* ... once max-conns-buffered is reached */
-#define HG_TRIM_FROM      (4u << 20) /* bytes held, at most, before a trim pays */
+#define HG_TRIM_FROM      (4u << 20) /* a trim pays once this much was held */
 #define HG_TRIM_DELAY_MS  200	/* a burst of closes makes one trim */
 #define HG_ACCEPT_PAUSE_MS 100	/* after running out of descriptors */
 
