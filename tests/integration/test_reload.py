@@ -22,6 +22,16 @@ def conf(tmp_path):
     return write
 
 
+# what the daemon measures, not what a file sets: a new RPC tenant's pool
+# still grows towards its ceiling while the test looks (CI run of 9ae53f2)
+MEASURED = ("credits", "steering", "cost_per_datagram", "effective_cap")
+
+
+def settings(d):
+    return {n: {k: v for k, v in t.items() if k not in MEASURED}
+            for n, t in d.tenants().items()}
+
+
 def started(net, path, tag):
     return Daemon(net.ns[3:] + tag, f"net_af_packet0,iface={net.host_if}",
                   extra=("--config", path))
@@ -105,12 +115,12 @@ def test_a_bad_file_changes_nothing(net, conf, text, line, has):
     path = conf(FILE)
     d = started(net, path, "x")
     try:
-        before = d.tenants()
+        before = settings(d)
         conf(text)
         r = d.hgctl("config", "reload", check=False)
         assert r.returncode == 1 and r.stdout == ""
         assert r.stderr.startswith(f"hgctl: {path}:{line}: ") and has in r.stderr, r.stderr
-        assert d.tenants() == before
+        assert settings(d) == before
         assert d.hgctl("config", "get", "boost").stdout.split()[1] == "0.8"
     finally:
         assert d.stop() == 0, d.logtext()
