@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "tenant_pub.h"
 #include "tset.h"
 
 #define HG_RATE_ONE (1ull << 32)	/* rate fixed point: cycles per cycle */
@@ -27,11 +28,12 @@ struct hg_budget {
 };
 
 /* The budget per TSC cycle of a tenant (Virtuoso eq. 1: B w / sum(w)),
- * in HG_RATE_ONE units. */
+ * in HG_RATE_ONE units; weights in any one unit (the daemon's: hundredths,
+ * tenant_pub.h). */
 static inline uint64_t
-hg_budget_rate(double boost, double weight, double weight_sum)
+hg_budget_rate(double boost, uint64_t weight, uint64_t weight_sum)
 {
-	double r = weight_sum > 0 ? boost * weight / weight_sum : 0;
+	double r = weight_sum > 0 ? boost * (double)weight / (double)weight_sum : 0;
 
 	return r <= 0 ? 0 : r >= 1 ? HG_RATE_ONE : (uint64_t)(r * (double)HG_RATE_ONE);
 }
@@ -114,25 +116,33 @@ hg_rand(uint64_t *s)
 	return x * 0x2545F4914F6CDD1Dull;
 }
 
+static inline uint64_t
+hg_lottery_weight(const struct hg_tenant_pub *p)
+{
+	uint32_t w = __atomic_load_n(&p->weight, __ATOMIC_RELAXED);
+
+	return w ? w : 1;
+}
+
 /* Picks a member of s with probability proportional to its weight
- * (weight_q: weights in hundredths). Used for slack, the time no funded
+ * (pub[t].weight, in hundredths). Used for slack, the time no funded
  * tenant wants: round robin would hand it to whoever comes after the
  * heaviest tenant, i.e. mostly to the light ones; a weighted draw splits
  * it by weight, so a saturated core is shared by weight overall. Two
  * walks over s: O(members). */
 static inline int
-hg_lottery(const struct hg_tset *s, const uint32_t *weight_q, uint64_t *rng)
+hg_lottery(const struct hg_tset *s, const struct hg_tenant_pub *pub, uint64_t *rng)
 {
 	uint64_t sum = 0, x;
 	int t;
 
 	HG_TSET_FOREACH(t, s)
-		sum += weight_q[t] ? weight_q[t] : 1;
+		sum += hg_lottery_weight(&pub[t]);
 	if (sum == 0)
 		return -1;
 	x = hg_rand(rng) % sum;
 	HG_TSET_FOREACH(t, s) {
-		uint64_t w = weight_q[t] ? weight_q[t] : 1;
+		uint64_t w = hg_lottery_weight(&pub[t]);
 
 		if (x < w)
 			return t;
@@ -184,7 +194,7 @@ hg_cost_avg(uint64_t avg, uint64_t cycles, unsigned n)
  * b' = min(C, b + e). Returns the new granted value. */
 static inline uint64_t
 hg_budget_refill(uint64_t granted, uint64_t consumed, uint64_t elapsed,
-		 double boost, double weight, double weight_sum, uint64_t cap)
+		 double boost, uint64_t weight, uint64_t weight_sum, uint64_t cap)
 {
 	return hg_budget_grant(granted, consumed, elapsed,
 			       hg_budget_rate(boost, weight, weight_sum), cap);

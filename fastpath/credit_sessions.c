@@ -42,11 +42,12 @@ hg_sessions_create(const char *name, uint32_t size, int socket)
 }
 
 int
-hg_rpc_is_port(const struct hg_tenant *tn, uint16_t port_net)
+hg_rpc_is_port(const struct hg_tenant_pub *pub, uint16_t port_net)
 {
 	uint16_t p = rte_be_to_cpu_16(port_net);
+	uint16_t hi = __atomic_load_n(&pub->rpc_hi, __ATOMIC_ACQUIRE);
 
-	return tn->rpc_hi != 0 && p >= tn->rpc_lo && p <= tn->rpc_hi;
+	return hi != 0 && p >= __atomic_load_n(&pub->rpc_lo, __ATOMIC_ACQUIRE) && p <= hi;
 }
 
 static struct hg_session *
@@ -101,7 +102,7 @@ set_window(struct hg_sessions *ss, struct hg_session *s, uint32_t w)
 static int64_t
 pool_share(const struct hg_dp *dp, int t)
 {
-	uint64_t pool = __atomic_load_n(&dp->credit[t].pool, __ATOMIC_RELAXED);
+	uint64_t pool = __atomic_load_n(&dp->pub[t].pool, __ATOMIC_RELAXED);
 	uint64_t share = pool / dp->n_cores;
 
 	return share ? (int64_t)share : 1;
@@ -110,8 +111,16 @@ pool_share(const struct hg_dp *dp, int t)
 static int
 overloaded(const struct hg_dp *dp, int t)
 {
-	return __atomic_load_n(&dp->credit[t].dm_tsc, __ATOMIC_RELAXED) >
-	       __atomic_load_n(&dp->credit[t].dt_tsc, __ATOMIC_RELAXED);
+	return __atomic_load_n(&dp->pub[t].dm_tsc, __ATOMIC_RELAXED) >
+	       __atomic_load_n(&dp->pub[t].dt_tsc, __ATOMIC_RELAXED);
+}
+
+/* Would a request of tenant t wait past D_drop (Breakwater's AQM)? */
+static int
+past_drop(const struct hg_dp *dp, int t)
+{
+	return __atomic_load_n(&dp->pub[t].dm_tsc, __ATOMIC_RELAXED) >
+	       __atomic_load_n(&dp->pub[t].ddrop_tsc, __ATOMIC_RELAXED);
 }
 
 /* Rewrites a request frame in place into a reject: same session and ids,
@@ -149,12 +158,11 @@ session_of(struct hg_dp *dp, struct hg_fp_core *c, int t,
 
 	if (s != NULL)
 		return s;
-	if (__atomic_load_n(&dp->credit[t].dm_tsc, __ATOMIC_RELAXED) >
-	    __atomic_load_n(&dp->credit[t].ddrop_tsc, __ATOMIC_RELAXED)) {
+	if (past_drop(dp, t)) {
 		c->t[t].drops[HG_TDROP_OVERLOAD]++;
 		return NULL;
 	}
-	if (ss->count[t] >= __atomic_load_n(&dp->sess_quota[t], __ATOMIC_RELAXED) ||
+	if (ss->count[t] >= __atomic_load_n(&dp->pub[t].sess_quota, __ATOMIC_RELAXED) ||
 	    (s = create(ss, t, p->src_ip, p->src_port, id, p->dst_port)) == NULL) {
 		c->t[t].drops[HG_TDROP_NO_SESSION]++;
 		return NULL;
@@ -186,8 +194,7 @@ hg_rpc_admit(struct hg_dp *dp, struct hg_fp_core *c, int t, uint8_t *f,
 	if (s != NULL) {
 		s->last_tsc = rte_rdtsc();
 		s->demand = rte_be_to_cpu_16(h.credits);
-		if (__atomic_load_n(&dp->credit[t].dm_tsc, __ATOMIC_RELAXED) >
-		    __atomic_load_n(&dp->credit[t].ddrop_tsc, __ATOMIC_RELAXED)) {
+		if (past_drop(dp, t)) {
 			/* AQM: it would wait past D_drop; the client hears
 			 * credits 0 at once instead */
 			ft->drops[HG_TDROP_OVERLOAD]++;
@@ -312,7 +319,7 @@ scan_one(struct hg_dp *dp, struct hg_fp_core *c, uint32_t pos, uint64_t now,
 		expire(ss, pos);
 		return sent ? SCAN_SENT : SCAN_NONE;
 	}
-	if (__atomic_load_n(&dp->tstate[t], __ATOMIC_RELAXED) != HG_TENANT_ACTIVE) {
+	if (__atomic_load_n(&dp->pub[t].state, __ATOMIC_RELAXED) != HG_TENANT_ACTIVE) {
 		expire(ss, pos);
 		return SCAN_NONE;
 	}

@@ -10,6 +10,7 @@
 #include <rte_byteorder.h>
 
 #include "../proto/hg_shm.h"
+#include "../proto/hg_wire.h"
 #include "bufpart.h"
 
 enum hg_desc_err {

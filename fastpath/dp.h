@@ -5,8 +5,9 @@
  * Ownership rules (no locks on the fast path):
  *  - struct hg_fp_core and everything in it is written only by its core,
  *    except the command ring, which the slow path produces into.
- *  - struct hg_tenant is written only by the slow path. A tenant becomes
- *    visible to the fast path when its state is stored ACTIVE (release), and
+ *  - struct hg_tenant and struct hg_tenant_pub (tenant_pub.h) are written
+ *    only by the slow path, the latter only by slowpath/publish.c. A tenant becomes
+ *    visible to the fast path when its pub.state is stored ACTIVE (release), and
  *    stops being used by a core once that core has processed the RELEASE
  *    command the slow path sent after unpublishing it.
  *  - The port map is written by the slow path, read by RX.
@@ -27,6 +28,7 @@
 #include "credit_sessions.h"
 #include "drops.h"
 #include "parse.h"
+#include "tenant_pub.h"
 #include "tset.h"
 
 #define HG_BATCH        32u
@@ -63,7 +65,6 @@ struct hg_rxq {
 	uint32_t was_full;		/* its last burst came back full */
 };
 
-enum hg_tenant_state { HG_TENANT_FREE, HG_TENANT_ACTIVE, HG_TENANT_DYING };
 enum hg_idle_mode { HG_IDLE_POLL, HG_IDLE_YIELD, HG_IDLE_SLEEP };
 
 /* Port map entry: 0 = no tenant; low 16 bits tenant slot + 1; high 16 bits
@@ -98,17 +99,8 @@ struct hg_tenant {
 	uint8_t live_ctx[HG_MAX_CTX];
 	struct hg_app_route route[HG_MAX_APPS];
 	uint16_t port_lo, port_hi;	/* host order, inclusive */
-	uint16_t rpc_lo, rpc_hi;	/* RPC ports, host order; 0-0: none */
 	int32_t bell[HG_MAX_CTX];	/* eventfd of each open context, -1 */
 } __rte_cache_aligned;
-
-/* A tenant's credit state as the slow path publishes it every update. */
-struct hg_credit_pub {
-	uint64_t pool;		/* credits for all sessions on all cores */
-	uint64_t dm_tsc;	/* D_m: age of the oldest waiting request */
-	uint64_t dt_tsc;	/* D_t */
-	uint64_t ddrop_tsc;	/* D_drop */
-};
 
 /* A tenant's work on one core, written only by that core. */
 struct hg_fp_tenant {
@@ -229,19 +221,11 @@ struct hg_dp {
 	uint32_t rxq_tenants[HG_MAX_RXQ];	/* active tenants per rx-queue,
 						 * atomic: a queue of one tenant
 						 * delays nobody else */
-	uint32_t tstate[HG_MAX_TENANTS];	/* enum hg_tenant_state, atomic */
 	struct hg_tset active;		/* tenants while ACTIVE (hg_aset_) */
 	uint32_t n_active;		/* members of active, atomic */
-	uint32_t weight_q[HG_MAX_TENANTS];	/* weights in hundredths, atomic */
-	uint64_t extra_cycles[HG_MAX_TENANTS];	/* synthetic work per datagram */
-	uint64_t cap[HG_MAX_TENANTS];		/* budget caps, atomic */
-	uint64_t quantum[HG_MAX_TENANTS];	/* configured caps: the most a
-						 * batch may spend, atomic */
-	uint64_t rate[HG_MAX_TENANTS];		/* budget per TSC cycle, atomic
-						 * (HG_RATE_ONE units, budget.h) */
-	uint32_t steer_jsq[HG_MAX_TENANTS];	/* RX steering: 0 flow, 1 jsq */
-	struct hg_credit_pub credit[HG_MAX_TENANTS];
-	uint32_t sess_quota[HG_MAX_TENANTS];	/* RPC sessions per core, atomic */
+	/* what the cores read of each tenant's settings; one writer,
+	 * slowpath/publish.c (tenant_pub.h) */
+	struct hg_tenant_pub pub[HG_MAX_TENANTS];
 	uint64_t *neigh;		/* MAC | 1<<63 per on-link host, atomic */
 	uint64_t *neigh_asked;		/* TSC of our last ARP request, 0: none */
 	uint64_t neigh_retry;		/* TSC between two requests for a host */
@@ -301,8 +285,8 @@ static inline int64_t
 hg_left(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 {
 	return hg_budget_left(&c->t[t].bud,
-			      __atomic_load_n(&dp->rate[t], __ATOMIC_RELAXED),
-			      __atomic_load_n(&dp->cap[t], __ATOMIC_RELAXED), c->now);
+			      __atomic_load_n(&dp->pub[t].rate, __ATOMIC_RELAXED),
+			      __atomic_load_n(&dp->pub[t].cap, __ATOMIC_RELAXED), c->now);
 }
 
 static inline int
@@ -327,7 +311,7 @@ hg_tenant_buf(const struct hg_tenant *tn, uint32_t buf)
 
 /* RPC credits, the fast path's half (credit_sessions.c) */
 enum hg_rpc_verdict { HG_RPC_ADMIT, HG_RPC_REPLY, HG_RPC_DROP };
-int hg_rpc_is_port(const struct hg_tenant *tn, uint16_t port_net);
+int hg_rpc_is_port(const struct hg_tenant_pub *pub, uint16_t port_net);
 /* Admits an RPC request (*s: its session) or rewrites it into a reject. */
 enum hg_rpc_verdict hg_rpc_admit(struct hg_dp *dp, struct hg_fp_core *c, int t,
 				 uint8_t *frame, struct hg_parsed *p,

@@ -151,7 +151,7 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 	struct hg_desc d;
 	uint32_t buf;
 
-	if (t < 0 || __atomic_load_n(&dp->tstate[t], __ATOMIC_ACQUIRE) !=
+	if (t < 0 || __atomic_load_n(&dp->pub[t].state, __ATOMIC_ACQUIRE) !=
 			     HG_TENANT_ACTIVE) {
 		c->drops[HG_DROP_NO_TENANT]++;
 		return -1;
@@ -169,11 +169,11 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 		ft->drops[HG_TDROP_TOO_BIG]++;
 		return t;
 	}
-	if (hg_rpc_is_port(tn, p->dst_port) &&
+	if (hg_rpc_is_port(&dp->pub[t], p->dst_port) &&
 	    hg_rpc_admit(dp, c, t, frame, p, reply_len, &s) != HG_RPC_ADMIT)
 		return t;
 	ctx = app < 0 ? -1 : steer(c, tn, &tn->route[app], p,
-				   (int)__atomic_load_n(&dp->steer_jsq[t], __ATOMIC_RELAXED));
+				   (int)__atomic_load_n(&dp->pub[t].steer_jsq, __ATOMIC_RELAXED));
 	if (ctx < 0) {
 		rx_drop(ft, s, HG_TDROP_UNBOUND);
 		return t;
@@ -342,7 +342,7 @@ rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
 	if (shed) {
 		ft->drop_cycles += cycles;
 		hg_budget_charge_debt(&ft->bud, cycles,
-				      __atomic_load_n(&dp->quantum[t], __ATOMIC_RELAXED));
+				      __atomic_load_n(&dp->pub[t].quantum, __ATOMIC_RELAXED));
 	}
 	hg_touch(c, t);
 }

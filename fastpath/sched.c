@@ -37,7 +37,7 @@ build(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 	rte_ether_addr_copy(&dp->mac, &fl.src_mac);
 	rte_memcpy(f + HG_UDP_HDRS_LEN, hg_tenant_buf(tn, d->buf), d->len);
 	/* the grant goes into the copy: tenant memory is never written */
-	if (hg_rpc_is_port(tn, d->local_port))
+	if (hg_rpc_is_port(&dp->pub[tn->slot], d->local_port))
 		hg_rpc_response(dp, c, (int)tn->slot, f + HG_UDP_HDRS_LEN, d->len,
 				d->peer_ip, d->peer_port);
 	len = hg_build_udp(f, &fl, d->len);
@@ -77,7 +77,7 @@ static unsigned
 sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 	     struct hg_fp_tenant *ft, unsigned max, int billed)
 {
-	uint64_t extra = __atomic_load_n(&dp->extra_cycles[tn->slot],
+	uint64_t extra = __atomic_load_n(&dp->pub[tn->slot].extra_cycles,
 					 __ATOMIC_RELAXED);
 	struct rte_mbuf *m[HG_BATCH], *arp[HG_BATCH], *unused[HG_BATCH];
 	unsigned n = RTE_MIN(max, ft->pend_tail - ft->pend_head), i, ok = 0,
@@ -129,7 +129,7 @@ batch_room(const struct hg_dp *dp, struct hg_fp_core *c, int t,
 	   int protect, int slack, unsigned room)
 {
 	const struct hg_fp_tenant *ft = &c->t[t];
-	int64_t q = (int64_t)__atomic_load_n(&dp->quantum[t], __ATOMIC_RELAXED);
+	int64_t q = (int64_t)__atomic_load_n(&dp->pub[t].quantum, __ATOMIC_RELAXED);
 	int64_t left;
 
 	if (!protect || __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) < 2)
@@ -147,7 +147,7 @@ serve(struct hg_dp *dp, struct hg_fp_core *c, int t, int protect, int funded,
 	uint64_t t0 = rte_rdtsc(), t1;
 	unsigned n;
 
-	if (__atomic_load_n(&dp->tstate[t], __ATOMIC_ACQUIRE) != HG_TENANT_ACTIVE) {
+	if (__atomic_load_n(&dp->pub[t].state, __ATOMIC_ACQUIRE) != HG_TENANT_ACTIVE) {
 		/* dying: the RELEASE command drops its queue */
 		hg_tset_del(&c->pend, (unsigned)t);
 		return 0;
@@ -197,7 +197,7 @@ hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c)
 	if (hg_tset_empty(&c->pend))
 		return 0;
 	if (protect && !any_funded(dp, c)) {
-		t = hg_lottery(&c->pend, dp->weight_q, &c->rng);
+		t = hg_lottery(&c->pend, dp->pub, &c->rng);
 		return t < 0 ? 0 : serve(dp, c, t, 1, 0, 1, HG_BATCH);
 	}
 	start = c->sched_rr % HG_MAX_TENANTS;

@@ -120,7 +120,7 @@ tx_poll(struct hg_dp *dp, struct hg_fp_core *c, int t, int billed, int slack)
 	uint64_t t0 = rte_rdtsc(), t1;
 	unsigned n;
 
-	if (__atomic_load_n(&dp->tstate[t], __ATOMIC_ACQUIRE) != HG_TENANT_ACTIVE) {
+	if (__atomic_load_n(&dp->pub[t].state, __ATOMIC_ACQUIRE) != HG_TENANT_ACTIVE) {
 		hg_tset_del(&c->hot, (unsigned)t);
 		return 0;
 	}
@@ -187,7 +187,7 @@ hg_fp_sweep(struct hg_dp *dp, struct hg_fp_core *c, unsigned max)
 	for (t = hg_tset_next(&dp->active, start); t >= 0 && i < max;
 	     last = t, t = hg_tset_lap_next(&dp->active, t, start), i++) {
 		if (hg_tset_has(&c->hot, (unsigned)t) ||
-		    __atomic_load_n(&dp->tstate[t], __ATOMIC_ACQUIRE) !=
+		    __atomic_load_n(&dp->pub[t].state, __ATOMIC_ACQUIRE) !=
 			    HG_TENANT_ACTIVE ||
 		    !tx_pending(&dp->tenant[t], c->idx, 1))
 			continue;

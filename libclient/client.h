@@ -13,8 +13,11 @@
 #include <rte_ring.h>
 
 #include "../proto/hg_shm.h"
+#include "../proto/hg_wire.h"
 #include "gt.h"
 #include "hourglass.h"
+
+_Static_assert(HG_MSG_MAX == HG_MAX_PAYLOAD, "the public payload maximum is the wire's");
 
 #define HG_CACHE     32u	/* free buffers a context keeps per core */
 #define HG_STEAL_MAX 32u	/* requests taken in one steal */

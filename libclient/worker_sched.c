@@ -16,6 +16,7 @@
 #include <rte_cycles.h>
 #include <rte_pause.h>
 
+#include "../common/hg_util.h"
 #include "../policy/coresync.h"
 #include "../policy/dispatch.h"
 #include "client.h"
@@ -23,17 +24,8 @@
 #define EMA_DEFAULT_NS 5000u	/* until a short request has been seen */
 
 
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* CLOCK_MONOTONIC, the daemon's clock too; replaceable by tests. */
-uint64_t (*hg_clock_ns)(void) = mono_ns;
+uint64_t (*hg_clock_ns)(void) = hg_now_ns;
 
 static uint64_t
 now_ns(void)
@@ -559,7 +551,7 @@ int
 hg_recv(hg_ctx_t *c, struct hg_msg *m, long timeout_us)
 {
 	hg_ctx_t *w = hg_self(c);
-	uint64_t now = mono_ns(), idle_since = 0, deadline = 0;
+	uint64_t now = hg_now_ns(), idle_since = 0, deadline = 0;
 	int r;
 
 	if (timeout_us > 0)
@@ -582,7 +574,7 @@ hg_recv(hg_ctx_t *c, struct hg_msg *m, long timeout_us)
 		}
 		if (timeout_us == 0)
 			return 0;
-		now = mono_ns();
+		now = hg_now_ns();
 		if (deadline != 0 && now >= deadline) {
 			park_done(w);
 			return 0;

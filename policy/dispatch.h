@@ -27,7 +27,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../proto/hg_shm.h"
+
 #define HG_CLASSES      8u	/* request classes: the RPC header's type */
+_Static_assert(HG_CLASSES == HG_CLASSES_SHM, "the region's class counters are the policies' classes");
 #define HG_DQ_WORKERS   64u	/* workers one policy state can track */
 
 enum hg_dispatch {

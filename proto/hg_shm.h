@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define HG_SHM_MAGIC        0x48475348u	/* "HGSH" */
-#define HG_SHM_VERSION      7u
+#define HG_SHM_VERSION      8u
 
 #define HG_PAGE_SIZE        4096u
 #define HG_MAX_FP_CORES     8u
@@ -35,7 +35,6 @@
 #define HG_RING_SIZE        512u	/* slots per ring, power of two */
 #define HG_BUF_SIZE         2048u
 #define HG_N_BUFS           4096u	/* buffers per tenant, split over cores */
-#define HG_MAX_PAYLOAD      1472u	/* UDP payload that fits a 1500 MTU */
 #define HG_FILL_TARGET      64u	/* free buffers kept on each fill ring */
 #define HG_WQ_SIZE          1024u	/* preempted green threads per app */
 
@@ -126,10 +125,8 @@ struct hg_ctx_shm {
 struct hg_steer_shm {
 	uint32_t steal;			/* work stealing on */
 	uint32_t wait_queue;		/* preempted requests go to the wait queue */
-	uint32_t preempt;		/* the daemon may preempt long requests */
 	uint32_t steal_threshold;	/* steal only from queues longer than this */
 	uint32_t quantum_factor;	/* QUANTUM_FACTOR x 100 */
-	uint32_t congested_factor;	/* CONGESTED_QUANTUM_FACTOR x 100 */
 	uint32_t quantum_ns;		/* fixed quantum; 0 = adaptive (EMA) */
 	uint32_t dispatch;		/* enum hg_dispatch (policy/dispatch.h) */
 	uint32_t core_policy;		/* enum hg_core_policy (policy/coresync.h) */
@@ -159,7 +156,7 @@ struct hg_app_shm {
  * no atomics; the daemon only reads them, for stats: numbers a tenant may
  * falsify about itself, and nothing else. Histogram bins: 4 per power of
  * two from 2^base (hg_hist_bin). */
-#define HG_CLASSES_SHM      8u	/* = HG_CLASSES (policy/dispatch.h) */
+#define HG_CLASSES_SHM      8u	/* = HG_CLASSES (asserted in policy/dispatch.h) */
 #define HG_HIST_BINS        92u
 #define HG_HIST_SVC_BASE    8u	/* service: from 256 cycles */
 #define HG_HIST_SLOW_BASE   4u	/* slowdown x 16: from 1 */
@@ -247,20 +244,6 @@ hg_ring_offset(const struct hg_region_hdr *h, uint32_t ctx, uint32_t core,
 
 	return h->ring_off + slot * h->ring_stride + HG_PAGE_SIZE -
 	       h->ring_geom_bytes;
-}
-
-/* Buffers are split evenly between the fast-path cores: a buffer is
- * allocated, returned and transmitted only by the core that owns it. */
-static inline uint32_t
-hg_bufs_per_core(const struct hg_region_hdr *h)
-{
-	return h->n_bufs / h->n_cores;
-}
-
-static inline uint32_t
-hg_buf_core(const struct hg_region_hdr *h, uint32_t buf)
-{
-	return buf / hg_bufs_per_core(h);
 }
 
 #endif /* HG_PROTO_SHM_H */

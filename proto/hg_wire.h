@@ -13,6 +13,10 @@
 
 #include <stdint.h>
 
+/* The largest UDP payload, the one a 1500-byte MTU carries; the library's
+ * public HG_MSG_MAX is asserted equal (libclient/client.h). */
+#define HG_MAX_PAYLOAD  1472u
+
 #define HG_WORK_MAGIC   0x48475752u	/* "HGWR" */
 #define HG_WORK_VERSION 1u
 

@@ -90,25 +90,35 @@ leaving(const struct hg_registry *reg, const struct plan *p, unsigned s)
 	       !p->named[s];
 }
 
+struct leaving_arg {
+	const struct hg_registry *reg;
+	const struct plan *p;
+};
+
+static int
+spare_leaving(const void *arg, unsigned t)
+{
+	const struct leaving_arg *a = arg;
+
+	return leaving(a->reg, a->p, t);
+}
+
 /* A new tenant's ports must be free, or a leaving tenant's. */
 static int
 check_ports(const struct hg_registry *reg, const struct plan *p, size_t i,
 	    char *err, size_t errlen)
 {
 	const struct hg_tenant_cfg *c = &p->cfg[i];
+	struct leaving_arg a = { reg, p };
 	uint32_t port;
 	int owner;
 
-	for (port = c->port_lo; c->port_hi != 0 && port <= c->port_hi; port++) {
-		owner = HG_PORT_TENANT(reg->dp->port_map[port]);
-		if (owner >= 0 && !leaving(reg, p, (unsigned)owner)) {
-			snprintf(err, errlen, "%s:%d: port %u belongs to tenant "
-				 "'%s'", p->path, p->f->ten[i].line, port,
-				 reg->t[owner].name);
-			return -EADDRINUSE;
-		}
-	}
-	return 0;
+	port = hg_ports_taken(reg, c->port_lo, c->port_hi, spare_leaving, &a, &owner);
+	if (port == 0)
+		return 0;
+	snprintf(err, errlen, "%s:%d: port %u belongs to tenant '%s'", p->path,
+		 p->f->ten[i].line, port, reg->t[owner].name);
+	return -EADDRINUSE;
 }
 
 /* One tenant line: a valid name, settings the table takes (the defaults,

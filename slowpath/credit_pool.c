@@ -14,6 +14,7 @@
 #include "../fastpath/budget.h"
 #include "../fastpath/credit_rules.h"
 #include "credit_pool.h"
+#include "publish.h"
 
 /* The oldest RX timestamp at the head of an app's wait queue: preempted
  * requests still wait, and with every request long the RX rings drain
@@ -94,7 +95,7 @@ hg_credit_adjust(struct hg_registry *reg, int slot, double delta)
 	/* not a decrease of the controller's: persistent overload counts
 	 * only what the AIMD update did */
 	t->core.over.last_pool += t->pool - was;
-	hg_credit_publish(reg, slot);
+	hg_publish_credit(reg, slot);
 }
 
 uint32_t
@@ -136,24 +137,6 @@ hg_credit_quiet(const struct hg_registry *reg, int slot)
 	       t->pool >= HG_CREDIT_MAX_SESSION;
 }
 
-/* What the fast path judges the tenant's requests by, from the slow
- * path's copy. Called whenever a part of it changes, not only from the
- * tick: a tenant set while the tenant sleeps (settled, out of the tick)
- * would otherwise be judged by its old D_drop until it woke, and its
- * first requests with a 100 us default turned away as overload. */
-void
-hg_credit_publish(struct hg_registry *reg, int slot)
-{
-	const struct hg_tenant_sp *t = &reg->t[slot];
-	struct hg_credit_pub *pub = &reg->dp->credit[slot];
-	uint64_t us = reg->tsc_us;
-
-	__atomic_store_n(&pub->dt_tsc, t->cfg.credit.dt_us * us, __ATOMIC_RELAXED);
-	__atomic_store_n(&pub->ddrop_tsc, t->cfg.credit.ddrop_us * us, __ATOMIC_RELAXED);
-	__atomic_store_n(&pub->dm_tsc, t->dm_tsc, __ATOMIC_RELAXED);
-	__atomic_store_n(&pub->pool, (uint64_t)t->pool, __ATOMIC_RELAXED);
-}
-
 /* A quiet tenant leaves the ticks: the D_m last published may be from a
  * pass when a request still waited, and would stand until the tenant
  * woke up again, turning its next requests away as overload. Nothing
@@ -162,7 +145,7 @@ void
 hg_credit_settle(struct hg_registry *reg, int slot)
 {
 	reg->t[slot].dm_tsc = 0;
-	hg_credit_publish(reg, slot);
+	hg_publish_credit(reg, slot);
 }
 
 /* The lowest budget tenant i has left on a saturated core at TSC now;
@@ -174,8 +157,8 @@ budget_low(const struct hg_registry *reg, int i, uint64_t now, int *out)
 {
 	const struct hg_dp *dp = reg->dp;
 	const struct hg_tenant_sp *t = &reg->t[i];
-	uint64_t rate = __atomic_load_n(&dp->rate[i], __ATOMIC_RELAXED);
-	uint64_t cap = __atomic_load_n(&dp->cap[i], __ATOMIC_RELAXED);
+	uint64_t rate = __atomic_load_n(&dp->pub[i].rate, __ATOMIC_RELAXED);
+	uint64_t cap = __atomic_load_n(&dp->pub[i].cap, __ATOMIC_RELAXED);
 	int64_t low = INT64_MAX, left;
 	unsigned c;
 
@@ -211,7 +194,7 @@ update_pool(struct hg_registry *reg, int i, uint64_t now, double alpha, double m
 		t->pool = by_delay;
 		return;
 	}
-	cap = __atomic_load_n(&reg->dp->cap[i], __ATOMIC_RELAXED);
+	cap = __atomic_load_n(&reg->dp->pub[i].cap, __ATOMIC_RELAXED);
 	dm = hg_credit_budget_delay(t->dm_tsc, dt, out, low, cap, t->cfg.credit.budget_mark);
 	t->pool = hg_credit_aimd(t->pool, dm, dt, alpha, t->cfg.credit.beta, max);
 	t->withheld_budget += by_delay - t->pool;
@@ -241,8 +224,7 @@ hg_credit_tick(struct hg_registry *reg, uint64_t now)
 		 * would admit requests into a queue already past D_drop */
 		t->dm_tsc = oldest_waiting(&reg->dp->tenant[i], reg->dp->n_cores, now);
 		if (now < t->next_update) {
-			__atomic_store_n(&reg->dp->credit[i].dm_tsc, t->dm_tsc,
-					 __ATOMIC_RELAXED);
+			hg_publish_dm(reg, i);
 			continue;
 		}
 		t->next_update = now + t->cfg.credit.update_us * us;
@@ -254,7 +236,7 @@ hg_credit_tick(struct hg_registry *reg, uint64_t now)
 		 * pool cut at HG_CS_DECREASES updates in a row */
 		t->core.overloaded = hg_cs_overload(&t->core.over, t->pool,
 						    drained, HG_CS_DECREASES);
-		hg_credit_publish(reg, i);
+		hg_publish_credit(reg, i);
 	}
 	return n;
 }

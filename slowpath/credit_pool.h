@@ -2,7 +2,7 @@
 #ifndef HG_SLOWPATH_CREDIT_POOL_H
 #define HG_SLOWPATH_CREDIT_POOL_H
 
-#include "tenant.h"
+#include "registry.h"
 
 /* Measures and publishes every RPC tenant's D_m at TSC now, and updates
  * the credit pool of each whose update period (update-us) has passed. */
@@ -11,8 +11,6 @@
 unsigned hg_credit_tick(struct hg_registry *reg, uint64_t now);
 /* Has the credit tick nothing left to do for the tenant? */
 int hg_credit_quiet(const struct hg_registry *reg, int slot);
-/* Publishes the tenant's D_t, D_drop, D_m and pool to the fast path. */
-void hg_credit_publish(struct hg_registry *reg, int slot);
 /* Publishes what a quiet tenant's credits look like while it sleeps. */
 void hg_credit_settle(struct hg_registry *reg, int slot);
 /* Sessions of a tenant over all cores, with the drained ones and the

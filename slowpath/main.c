@@ -22,6 +22,7 @@
 #include <rte_mbuf.h>
 #include <rte_pause.h>
 
+#include "../common/hg_util.h"
 #include "config.h"
 #include "config_reload.h"
 #include "core_alloc.h"
@@ -222,15 +223,6 @@ pace(uint64_t deadline, uint64_t hz)
 	}
 }
 
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The period of the slow path's fine pace. With a core of its own
  * (slow-idle poll) it ticks every refill-ns. On the apps' core each
  * wake-up is a timer interrupt and two context switches taken from the
@@ -275,7 +267,7 @@ run_slow_path(struct hg_registry *reg, struct event_base *base)
 		now = rte_rdtsc();
 		refill = RTE_MAX(1u, hg_cfg.refill_ns * hz / 1000000000u);
 		if (hg_refill_tick(reg, &rf, now, refill)) {
-			timing = hg_timer_tick(reg, &tm, mono_ns());
+			timing = hg_timer_tick(reg, &tm, hg_now_ns());
 			parking = hg_core_tick(reg, now);
 		}
 		fine = hg_credit_tick(reg, now) > 0 || timing || parking ||

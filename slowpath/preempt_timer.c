@@ -70,8 +70,8 @@ watch_wait_queues(struct hg_registry *reg, struct hg_timer *tm, int slot,
 	struct hg_tenant *tn = &reg->dp->tenant[slot];
 	struct hg_app_shm *apps = tn->app_shm;
 	uint64_t thresh = (uint64_t)t->cfg.steer.thresh_wqd_us * 1000u;
-	uint32_t a, normal = (uint32_t)(t->cfg.steer.quantum_factor * 100 + 0.5),
-		 congested = (uint32_t)(t->cfg.steer.congested_factor * 100 + 0.5);
+	uint32_t a, normal = t->cfg.steer.quantum_factor,
+		 congested = t->cfg.steer.congested_factor;
 
 	for (a = 0; a < HG_MAX_APPS; a++) {
 		const struct rte_ring *wq = tn->wq[a];

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "../policy/preempt.h"
-#include "tenant.h"
+#include "registry.h"
 
 /* Wait-queue congestion (Synergy §II-B1): every thresh_ns, the queue is
  * congested if it holds requests and its consumer index has not moved

@@ -4,6 +4,7 @@
 #include "../fastpath/budget.h"
 #include "config.h"
 #include "credit_pool.h"
+#include "publish.h"
 #include "refill.h"
 
 /* An effective cap bounds the burst a tenant may bank: ~20 ms of a core
@@ -36,15 +37,7 @@ hg_refill_cap(const struct hg_tenant_sp *t)
 void
 hg_refill_publish_cap(struct hg_registry *reg, int slot)
 {
-	uint64_t cap = hg_refill_cap(&reg->t[slot]);
-	uint64_t *pub = &reg->dp->cap[slot];
-
-	/* every core reads the line: write it only when it changes */
-	if (__atomic_load_n(pub, __ATOMIC_RELAXED) != cap)
-		__atomic_store_n(pub, cap, __ATOMIC_RELAXED);
-	pub = &reg->dp->quantum[slot];
-	if (__atomic_load_n(pub, __ATOMIC_RELAXED) != reg->t[slot].cfg.cap)
-		__atomic_store_n(pub, reg->t[slot].cfg.cap, __ATOMIC_RELAXED);
+	hg_publish_cap(reg, slot, hg_refill_cap(&reg->t[slot]));
 }
 
 /* The cycles one datagram of tenant i cost since the last sample: the sum
@@ -88,11 +81,10 @@ measure_cost(struct hg_registry *reg, unsigned i)
 	hg_refill_publish_cap(reg, (int)i);
 }
 
-/* Publishes tenant i's refill rate (written only when it changed: every
- * core reads the line); returns 1 if its budget is full on every core at
- * TSC now. The cores top budgets up themselves (budget.h). */
+/* Publishes tenant i's refill rate; returns 1 if its budget is full on
+ * every core at TSC now. The cores top budgets up themselves (budget.h). */
 static int
-publish_rate(struct hg_registry *reg, unsigned i, double wsum, uint64_t now)
+publish_rate(struct hg_registry *reg, unsigned i, uint64_t wsum, uint64_t now)
 {
 	const struct hg_tenant_sp *t = &reg->t[i];
 	struct hg_dp *dp = reg->dp;
@@ -100,9 +92,8 @@ publish_rate(struct hg_registry *reg, unsigned i, double wsum, uint64_t now)
 	int full = 1;
 	unsigned c;
 
-	if (__atomic_load_n(&dp->rate[i], __ATOMIC_RELAXED) != rate)
-		__atomic_store_n(&dp->rate[i], rate, __ATOMIC_RELAXED);
-	cap = __atomic_load_n(&dp->cap[i], __ATOMIC_RELAXED);
+	hg_publish_rate(reg, (int)i, rate);
+	cap = __atomic_load_n(&dp->pub[i].cap, __ATOMIC_RELAXED);
 	for (c = 0; c < dp->n_cores; c++)
 		full &= hg_budget_peek(&dp->core[c].t[i].bud, rate, cap, now) >=
 			(int64_t)cap;
@@ -114,10 +105,10 @@ publish_rate(struct hg_registry *reg, unsigned i, double wsum, uint64_t now)
  * 4,096 mostly idle tenants the few with work would get a 4,096th each of
  * the core and live on slack. So the core is split by weight among the
  * awake tenants; one that wakes up starts from a full budget (its cap). */
-static double
+static uint64_t
 awake_weight(const struct hg_registry *reg)
 {
-	double sum = 0;
+	uint64_t sum = 0;
 	int i;
 
 	HG_TSET_FOREACH(i, &reg->awake)
@@ -137,7 +128,7 @@ hg_refill_tick(struct hg_registry *reg, struct hg_refill *r, uint64_t now,
 {
 	const struct hg_dp *dp = reg->dp;
 	uint64_t busy = 0;
-	double wsum;
+	uint64_t wsum;
 	unsigned c;
 	int i;
 
@@ -182,8 +173,6 @@ hg_refill_start(struct hg_registry *reg, int slot)
 {
 	const struct hg_tenant_sp *t = &reg->t[slot];
 
-	__atomic_store_n(&reg->dp->rate[slot],
-			 hg_budget_rate(hg_cfg.boost, t->cfg.weight,
-					awake_weight(reg) + t->cfg.weight),
-			 __ATOMIC_RELAXED);
+	hg_publish_rate(reg, slot, hg_budget_rate(hg_cfg.boost, t->cfg.weight,
+						  awake_weight(reg) + t->cfg.weight));
 }

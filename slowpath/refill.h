@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "tenant.h"
+#include "registry.h"
 
 struct hg_refill {
 	uint64_t last;		/* TSC of the previous tick */

@@ -314,8 +314,8 @@ tenant_stats(struct hg_registry *reg, unsigned slot,
 		if (cs == NULL)
 			return NULL;
 		cs->core = c;
-		cs->budget = hg_budget_peek(&ft->bud, LOAD(reg->dp->rate[slot]),
-					    LOAD(reg->dp->cap[slot]), now);
+		cs->budget = hg_budget_peek(&ft->bud, LOAD(reg->dp->pub[slot].rate),
+					    LOAD(reg->dp->pub[slot].cap), now);
 		cs->debt = cs->budget < 0 ? (uint64_t)-cs->budget : 0;
 		cs->has_doorbells = 1;
 		cs->doorbells = LOAD(ft->doorbells);

@@ -14,6 +14,7 @@
 #include "credit_pool.h"
 #include "flow_rules.h"
 #include "log.h"
+#include "publish.h"
 #include "refill.h"
 #include "tenant.h"
 
@@ -121,20 +122,30 @@ hg_tenant_name_check(const char *name, char *err)
 	return valid_name(name, err) ? 0 : -EINVAL;
 }
 
-static int
-ports_free(const struct hg_registry *reg, uint32_t lo, uint32_t hi, char *err)
+uint32_t
+hg_ports_taken(const struct hg_registry *reg, uint32_t lo, uint32_t hi,
+	       int (*spare)(const void *arg, unsigned t), const void *arg,
+	       int *owner)
 {
 	uint32_t p;
 
-	for (p = lo; p <= hi; p++) {
-		int t = HG_PORT_TENANT(reg->dp->port_map[p]);
-
-		if (t >= 0) {
-			ERR("port %u belongs to tenant '%s'", p, reg->t[t].name);
-			return 0;
-		}
+	for (p = lo; hi != 0 && p <= hi; p++) {
+		*owner = HG_PORT_TENANT(reg->dp->port_map[p]);
+		if (*owner >= 0 && (spare == NULL || !spare(arg, (unsigned)*owner)))
+			return p;
 	}
-	return 1;
+	return 0;
+}
+
+static int
+ports_free(const struct hg_registry *reg, uint32_t lo, uint32_t hi, char *err)
+{
+	int t;
+	uint32_t p = hg_ports_taken(reg, lo, hi, NULL, NULL, &t);
+
+	if (p != 0)
+		ERR("port %u belongs to tenant '%s'", p, reg->t[t].name);
+	return p == 0;
 }
 
 /* Sessions a tenant reserves of each core's table: its max-sessions
@@ -178,76 +189,6 @@ free_slot(const struct hg_registry *reg)
 		if (!reg->t[i].used)
 			return (int)i;
 	return -1;
-}
-
-/* What the fast path reads of the RPC ports; hi goes first and last so a
- * concurrent reader sees the old range, none, or the new one. */
-static void
-publish_rpc(struct hg_tenant *tn, const struct hg_credit_cfg *c)
-{
-	__atomic_store_n(&tn->rpc_hi, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&tn->rpc_lo, (uint16_t)c->rpc_lo, __ATOMIC_RELEASE);
-	__atomic_store_n(&tn->rpc_hi, (uint16_t)c->rpc_hi, __ATOMIC_RELEASE);
-}
-
-/* The steering settings the library reads from the region header. */
-static void
-publish_steering(struct hg_tenant *tn, const struct hg_steering *s)
-{
-	struct hg_steer_shm *sh = &((struct hg_region_hdr *)tn->base)->steer;
-
-	sh->steal = (uint32_t)s->steal;
-	sh->wait_queue = (uint32_t)s->wait_queue;
-	sh->preempt = s->preempt != HG_PREEMPT_OFF;
-	sh->steal_threshold = s->steal_threshold;
-	sh->quantum_factor = (uint32_t)(s->quantum_factor * 100 + 0.5);
-	sh->congested_factor = (uint32_t)(s->congested_factor * 100 + 0.5);
-	sh->quantum_ns = s->quantum_us * 1000u;
-	__atomic_store_n(&sh->dispatch, (uint32_t)s->dispatch, __ATOMIC_RELEASE);
-}
-
-/* How the library's idle workers ask to park (region header). */
-static void
-publish_core(struct hg_tenant *tn, const struct hg_core_cfg *c)
-{
-	struct hg_steer_shm *sh = &((struct hg_region_hdr *)tn->base)->steer;
-
-	__atomic_store_n(&sh->poll_ns, c->poll_us * 1000u, __ATOMIC_RELAXED);
-	__atomic_store_n(&sh->core_policy, (uint32_t)c->policy, __ATOMIC_RELEASE);
-}
-
-/* Pushes what changed (enum hg_tcfg_publish bits) to where its readers
- * look: the fast path reads the weight in hundredths (to split slack),
- * the cap (to size batches), the synthetic per-datagram work, the RX
- * steering, the session quota and the credit thresholds; the library
- * reads the steering settings from the region. */
-static void
-publish(struct hg_registry *reg, int slot, unsigned what)
-{
-	const struct hg_tenant_cfg *c = &reg->t[slot].cfg;
-	struct hg_dp *dp = reg->dp;
-
-	if (what & HG_TCFG_PUB_STEER) {
-		publish_steering(&dp->tenant[slot], &c->steer);
-		publish_core(&dp->tenant[slot], &c->core);
-		__atomic_store_n(&dp->steer_jsq[slot], (uint32_t)c->steer.jsq,
-				 __ATOMIC_RELAXED);
-	}
-	if (what & HG_TCFG_PUB_BUDGET) {
-		__atomic_store_n(&dp->weight_q[slot],
-				 (uint32_t)(c->weight * 100 + 0.5), __ATOMIC_RELAXED);
-		hg_refill_publish_cap(reg, slot);
-	}
-	if (what & HG_TCFG_PUB_EXTRA)
-		__atomic_store_n(&dp->extra_cycles[slot], c->extra_cycles,
-				 __ATOMIC_RELAXED);
-	if (what & HG_TCFG_PUB_SESSIONS)
-		__atomic_store_n(&dp->sess_quota[slot], c->max_sessions,
-				 __ATOMIC_RELAXED);
-	if (what & HG_TCFG_PUB_CREDIT) {
-		hg_credit_publish(reg, slot);
-		publish_rpc(&dp->tenant[slot], &c->credit);
-	}
 }
 
 /* Gives each core its share of the tenant's buffers. */
@@ -406,7 +347,8 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	}
 	/* everything, credits too: what a deleted tenant of this slot left
 	 * (its D_m, its pool) must not judge the new one's first requests */
-	publish(reg, slot, ~0u);
+	hg_publish_settings(reg, slot, ~0u);
+	hg_refill_publish_cap(reg, slot);
 	hg_refill_start(reg, slot);
 	if (c->port_hi != 0) {
 		tn->port_lo = c->port_lo;
@@ -417,13 +359,14 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	}
 	steer_ports(reg, t);
 	__atomic_fetch_add(&reg->dp->rxq_tenants[t->rx_queue], 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&reg->dp->tstate[slot], HG_TENANT_ACTIVE, __ATOMIC_RELEASE);
+	hg_publish_state(reg, slot, HG_TENANT_ACTIVE);
 	hg_aset_add(&reg->dp->active, (unsigned)slot);
 	__atomic_fetch_add(&reg->dp->n_active, 1, __ATOMIC_RELEASE);
 	hg_tset_add(&reg->awake, (unsigned)slot);
 	pthread_mutex_unlock(&reg->lock);
 	HG_LOG(INFO, "tenant %s added (slot %d, weight %g, cap %lu, rx queue %u)",
-	       name, slot, c->weight, (unsigned long)c->cap, t->rx_queue);
+	       name, slot, (double)c->weight / HG_WEIGHT_ONE, (unsigned long)c->cap,
+	       t->rx_queue);
 	return 0;
 }
 
@@ -449,7 +392,9 @@ hg_tenant_update(struct hg_registry *reg, int slot, const struct hg_tenant_cfg *
 		return -ENOSPC;
 	pthread_mutex_lock(&reg->lock);
 	reg->t[slot].cfg = *c;
-	publish(reg, slot, what);
+	hg_publish_settings(reg, slot, what);
+	if (what & HG_TCFG_PUB_BUDGET)
+		hg_refill_publish_cap(reg, slot);
 	hg_tset_add(&reg->awake, (unsigned)slot);
 	if (what & (HG_TCFG_PUB_STEER | HG_TCFG_PUB_CORE))
 		hg_core_touch(reg, slot);
@@ -526,7 +471,7 @@ hg_tenant_del(struct hg_registry *reg, const char *name, char *err)
 	hg_flow_remove(reg->dp, t->flow);
 	t->flow = NULL;
 	__atomic_fetch_sub(&reg->dp->rxq_tenants[t->rx_queue], 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&reg->dp->tstate[slot], HG_TENANT_DYING, __ATOMIC_RELEASE);
+	hg_publish_state(reg, slot, HG_TENANT_DYING);
 	hg_aset_del(&reg->dp->active, (unsigned)slot);
 	__atomic_fetch_sub(&reg->dp->n_active, 1, __ATOMIC_RELEASE);
 	t->releasing = 1;
@@ -775,8 +720,7 @@ hg_registry_poll(struct hg_registry *reg)
 				left++;
 		}
 		if (t->releasing && cores_done(reg, t->target)) {
-			__atomic_store_n(&reg->dp->tstate[i], HG_TENANT_FREE,
-					 __ATOMIC_RELEASE);
+			hg_publish_state(reg, i, HG_TENANT_FREE);
 			free_tenant(reg, i);
 			left = 0;
 		} else if (t->releasing) {

@@ -38,6 +38,7 @@ enum {
 };
 
 #define D HG_TCFG_DOUBLE
+#define H HG_TCFG_HUNDREDTHS
 #define U32 HG_TCFG_U32
 #define U64 HG_TCFG_U64
 #define BOOL HG_TCFG_BOOL
@@ -45,7 +46,7 @@ enum {
 /* name, type, offset, min, max, min open, default, live, publish, choices,
  * help. Bounds and defaults are DESIGN §9's. */
 static const struct hg_tenant_setting table[] = {
-	{ "weight", D, OFF(weight), 0.01, 10000, 0, "1", 1, BUDGET, NULL,
+	{ "weight", H, OFF(weight), 0.01, 10000, 0, "1", 1, BUDGET, NULL,
 	  "share of each fast-path core when it is contended" },
 	{ "cap", U64, OFF(cap), 100, 1e9, 0, NULL, 1, BUDGET, NULL,
 	  "budget cap per core (cycles); the most one batch spends" },
@@ -58,9 +59,9 @@ static const struct hg_tenant_setting table[] = {
 	  NULL, "synthetic fast-path work per datagram (benchmarks)" },
 	{ "steer", HG_TCFG_ENUM, OFF(steer.jsq), 0, 0, 0, "flow", 1, STEER,
 	  steer_modes, "RX steering to contexts: flow hash or jsq" },
-	{ "quantum-factor", D, OFF(steer.quantum_factor), 0.1, 1000, 0, "2", 1,
+	{ "quantum-factor", H, OFF(steer.quantum_factor), 0.1, 1000, 0, "2", 1,
 	  STEER, NULL, "long-request quantum, x the short service time EMA" },
-	{ "congested-factor", D, OFF(steer.congested_factor), 0.1, 1000, 0,
+	{ "congested-factor", H, OFF(steer.congested_factor), 0.1, 1000, 0,
 	  "10", 1, STEER, NULL, "the quantum's factor under wait-queue congestion" },
 	{ "thresh-wqd-us", U32, OFF(steer.thresh_wqd_us), 0, 1e6, 0, "0", 1,
 	  STEER, NULL, "wait-queue delay that means congestion (0: off)" },
@@ -119,6 +120,7 @@ static const struct hg_tenant_setting table[] = {
 };
 
 #undef D
+#undef H
 #undef U32
 #undef U64
 #undef BOOL
@@ -164,7 +166,7 @@ parse_num(const struct hg_tenant_setting *s, const char *v, double *out)
 	    (s->min_open && d == s->min))
 		return -1;
 	/* integers are integers: 1.5 sessions or 1e3 cycles are typos */
-	if (s->type != HG_TCFG_DOUBLE &&
+	if (s->type != HG_TCFG_DOUBLE && s->type != HG_TCFG_HUNDREDTHS &&
 	    (strpbrk(v, ".eExXpP") != NULL || d != (double)(int64_t)d))
 		return -1;
 	*out = d;
@@ -308,6 +310,9 @@ parse_into(const struct hg_tenant_setting *s, const char *v, void *p)
 	case HG_TCFG_DOUBLE:
 		*(double *)p = d;
 		break;
+	case HG_TCFG_HUNDREDTHS:
+		*(uint32_t *)p = (uint32_t)(d * 100 + 0.5);
+		break;
 	case HG_TCFG_U32:
 		*(uint32_t *)p = (uint32_t)d;
 		break;
@@ -326,6 +331,7 @@ value_size(const struct hg_tenant_setting *s)
 	switch (s->type) {
 	case HG_TCFG_DOUBLE: return sizeof(double);
 	case HG_TCFG_U32:
+	case HG_TCFG_HUNDREDTHS:
 	case HG_TCFG_UID: return sizeof(uint32_t);
 	case HG_TCFG_RANGE: return 2 * sizeof(uint32_t);
 	case HG_TCFG_BOOL:
@@ -478,6 +484,9 @@ hg_tenant_cfg_format(const struct hg_tenant_cfg *c,
 	switch (s->type) {
 	case HG_TCFG_DOUBLE:
 		format_double(*(const double *)p, out, n);
+		break;
+	case HG_TCFG_HUNDREDTHS:
+		format_double(*(const uint32_t *)p / 100.0, out, n);
 		break;
 	case HG_TCFG_U32:
 	case HG_TCFG_UID:

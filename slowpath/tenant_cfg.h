@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../fastpath/tenant_pub.h"	/* HG_WEIGHT_ONE */
+
 /* Preemption of long requests: only when short ones wait (Synergy), or
  * at every quantum expiry even with nothing queued (the ablation). */
 enum hg_preempt { HG_PREEMPT_OFF, HG_PREEMPT_ON, HG_PREEMPT_ALWAYS };
@@ -21,8 +23,8 @@ enum hg_preempt { HG_PREEMPT_OFF, HG_PREEMPT_ON, HG_PREEMPT_ALWAYS };
 /* Synergy settings of a tenant (DESIGN §5, defaults in §9). */
 struct hg_steering {
 	int jsq;			/* RX steering: 0 flow hash, 1 JSQ */
-	double quantum_factor;
-	double congested_factor;
+	uint32_t quantum_factor;	/* hundredths, as the region carries it */
+	uint32_t congested_factor;	/* hundredths */
 	uint32_t thresh_wqd_us;		/* 0: no wait-queue monitoring */
 	uint32_t steal_threshold;
 	int preempt;			/* enum hg_preempt */
@@ -52,7 +54,7 @@ struct hg_core_cfg {
 
 /* Every setting of a tenant, defined once. */
 struct hg_tenant_cfg {
-	double weight;
+	uint32_t weight;		/* hundredths (HG_WEIGHT_ONE = 1) */
 	uint64_t cap;			/* configured budget cap (cycles) */
 	uint32_t port_lo, port_hi;	/* 0-0: none */
 	int rx_queue;			/* 0: auto, k + 1: each core's queue k */
@@ -81,6 +83,7 @@ enum hg_tcfg_publish {
 
 enum hg_tcfg_type {
 	HG_TCFG_DOUBLE, HG_TCFG_U32, HG_TCFG_U64, HG_TCFG_I64,
+	HG_TCFG_HUNDREDTHS,		/* uint32: a number kept in hundredths */
 	HG_TCFG_BOOL,			/* int: off|on */
 	HG_TCFG_ENUM,			/* int: index into choices */
 	HG_TCFG_RANGE,			/* two uint32: LO-HI, or none (0-0) */

@@ -22,12 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "../common/hg_util.h"
 
 #define MAX_THREADS 16
 #define CHUNK 4096u	/* roots between two looks at the clock */
 
-static volatile sig_atomic_t stop;
 static uint64_t *counter;	/* --counter's mapping, or a private word */
 static uint64_t own_counter;
 
@@ -38,13 +37,6 @@ struct worker {
 	double sink;	/* keeps the roots from being optimised away */
 };
 
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 static void *
 run(void *arg)
 {
@@ -52,7 +44,7 @@ run(void *arg)
 	double x = 1.0, acc = 0;
 	unsigned i;
 
-	while (!stop && hg_now_ns() < w->end_ns) {
+	while (!hg_stop && hg_now_ns() < w->end_ns) {
 		for (i = 0; i < CHUNK; i++) {
 			acc += sqrt(x);
 			x += 1.0;
@@ -117,8 +109,7 @@ main(int argc, char **argv)
 	if (!(seconds > 0 && seconds <= 3600) || threads < 1 || threads > MAX_THREADS)
 		hg_die(2, "be-sqrt", "", "--seconds must be (0, 3600], --threads 1..%u",
 		       MAX_THREADS);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	hg_stop_on_signals();
 	t0 = hg_now_ns();
 	for (i = 0; i < threads; i++) {
 		w[i].end_ns = t0 + (uint64_t)(seconds * 1e9);

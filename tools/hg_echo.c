@@ -34,7 +34,7 @@
 
 #include "hg_wire.h"
 #include "hourglass.h"
-#include "util.h"
+#include "../common/hg_util.h"
 
 #define MAX_THREADS 16
 /* A full transmit queue is the daemon holding this tenant back (out of
@@ -46,8 +46,6 @@
 #define SEND_SPIN    64
 #define SEND_WAIT_NS 100000000ull
 #define YIELD_EVERY_NS 1000	/* a yield point per microsecond of work */
-
-static volatile sig_atomic_t stop;
 
 /* Counters are shared: a preempted request may finish on another worker. */
 static unsigned long served, dropped;
@@ -64,13 +62,6 @@ struct worker {
 	pthread_t tid;
 	hg_ctx_t *ctx;
 };
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 /* Burns CPU for the requested service time, as a request handler would,
  * with a yield point every YIELD_EVERY_NS of it. Time away (preempted)
@@ -211,7 +202,7 @@ worker_failed(const char *what)
 {
 	fprintf(stderr, "hg-echo: %s\n", what);
 	failed = 1;
-	stop = 1;
+	hg_stop = 1;
 }
 
 static void
@@ -221,7 +212,7 @@ serve_loop(hg_ctx_t *ctx, void *arg)
 	int rc;
 
 	(void)arg;
-	while (!stop) {
+	while (!hg_stop) {
 		if (burst > 0 && (rc = hg_recv_burst(ctx, batch, burst)) > 0) {
 			serve_burst(ctx, batch, (unsigned)rc);
 			continue;
@@ -262,7 +253,7 @@ run_event_loop(void *arg)
 			close(ep);
 		return NULL;
 	}
-	while (!stop) {
+	while (!hg_stop) {
 		while ((rc = hg_recv(w->ctx, &m, 0)) == 1)
 			serve(w->ctx, &m);
 		if (rc == 0)
@@ -271,7 +262,7 @@ run_event_loop(void *arg)
 			worker_failed(hg_strerror());
 			break;
 		}
-		/* a bounded wait, to notice stop */
+		/* a bounded wait, to notice hg_stop */
 		if (rc == 0 && epoll_wait(ep, &out, 1, 100) < 0 && errno != EINTR) {
 			worker_failed(strerror(errno));
 			break;
@@ -366,8 +357,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "hg-echo: %s\n", hg_strerror());
 		return 1;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	hg_stop_on_signals();
 	for (i = 0; i < threads; i++) {
 		w[i].ctx = hg_ctx_open(app);
 		if (w[i].ctx == NULL) {

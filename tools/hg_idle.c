@@ -19,18 +19,9 @@
 #include <unistd.h>
 
 #include "hourglass.h"
-#include "util.h"
+#include "../common/hg_util.h"
 
 #define HG_IDLE_MAX 8192u
-
-static volatile sig_atomic_t quit;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	quit = 1;
-}
 
 /* One connection and one region mapping per tenant: take every
  * descriptor the hard limit allows. */
@@ -99,8 +90,7 @@ main(int argc, char **argv)
 			HG_IDLE_MAX);
 		return 2;
 	}
-	signal(SIGTERM, on_signal);
-	signal(SIGINT, on_signal);
+	hg_stop_on_signals();
 	raise_fd_limit();
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "%s%u", prefix, from + i);
@@ -110,7 +100,7 @@ main(int argc, char **argv)
 	printf("ready %u\n", n);
 	fflush(stdout);
 	end = time(NULL) + (time_t)seconds;
-	while (!quit && time(NULL) < end)
+	while (!hg_stop && time(NULL) < end)
 		usleep(100000);
 	for (i = 0; i < n; i++)
 		hg_detach(apps[i]);

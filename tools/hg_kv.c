@@ -29,7 +29,7 @@
 #include "hg_kv.h"
 #include "hg_rpc.h"
 #include "hourglass.h"
-#include "util.h"
+#include "../common/hg_util.h"
 
 #define MAX_THREADS 16
 #define KEY_LEN     20
@@ -37,18 +37,10 @@
 #define SEND_RETRIES 100000
 #define REPLY_MAX   (HG_MSG_MAX - HG_RPC_HDR_LEN)
 
-static volatile sig_atomic_t stop;
 static leveldb_t *db;
 static leveldb_readoptions_t *ropt;
 static leveldb_writeoptions_t *wopt;
 static unsigned long served[HG_KV_OPS], bad;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 static void
 make_key(char *k, unsigned long long i)
@@ -217,11 +209,11 @@ serve_loop(hg_ctx_t *ctx, void *arg)
 	int rc;
 
 	(void)arg;
-	while (!stop) {
+	while (!hg_stop) {
 		rc = hg_recv(ctx, &m, 100000);
 		if (rc < 0) {
 			fprintf(stderr, "hg-kv: %s\n", hg_strerror());
-			stop = 1;
+			hg_stop = 1;
 		} else if (rc == 1) {
 			serve(ctx, &m);
 		}
@@ -233,7 +225,7 @@ run(void *arg)
 {
 	if (hg_run(arg, serve_loop, NULL) < 0) {
 		fprintf(stderr, "hg-kv: %s\n", hg_strerror());
-		stop = 1;
+		hg_stop = 1;
 	}
 	return NULL;
 }
@@ -388,8 +380,7 @@ main(int argc, char **argv)
 
 	hg_tool_version(argc, argv, "hg-kv");
 	parse(argc, argv, &a);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	hg_stop_on_signals();
 	if (open_db(&a, dir, sizeof(dir), &temp) < 0) {
 		fprintf(stderr, "hg-kv: cannot open a database in %s\n", dir);
 		return 1;

@@ -29,7 +29,7 @@
 
 #include "rx_map.h"
 #include "tool_eal.h"
-#include "util.h"
+#include "../common/hg_util.h"
 
 #define RING        1024u
 #define MBUFS       8191u
@@ -39,15 +39,6 @@
 #define WAIT_LINK_S 5
 
 #define die(...) hg_die(2, "hg-memif-bridge", "", __VA_ARGS__)
-
-static volatile sig_atomic_t quit;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	quit = 1;
-}
 
 static struct hg_rx_map map;
 
@@ -129,7 +120,7 @@ wait_link(uint16_t port)
 	struct rte_eth_link link;
 	int i;
 
-	for (i = 0; i < WAIT_LINK_S * 100 && !quit; i++) {
+	for (i = 0; i < WAIT_LINK_S * 100 && !hg_stop; i++) {
 		if (rte_eth_link_get_nowait(port, &link) == 0 && link.link_status)
 			return;
 		usleep(10000);
@@ -180,8 +171,7 @@ main(int argc, char **argv)
 	parse_args(argc, argv, &iface, &sock);
 	snprintf(v0, sizeof(v0), "net_af_packet0,iface=%s", iface);
 	snprintf(v1, sizeof(v1), "net_memif0,role=client,socket=%s", sock);
-	signal(SIGTERM, on_signal);
-	signal(SIGINT, on_signal);
+	hg_stop_on_signals();
 	if (hg_tool_eal("hgbridge", vdevs, 2) < 0)
 		die("cannot start DPDK");
 	wire = port_of("net_af_packet0");
@@ -195,7 +185,7 @@ main(int argc, char **argv)
 	wait_link(mif);
 	printf("ready\n");
 	fflush(stdout);
-	while (!quit) {
+	while (!hg_stop) {
 		if (to_daemon(wire, mif) + to_wire(mif, wire) > 0)
 			empty = 0;
 		else

@@ -16,7 +16,7 @@
 #include <jansson.h>
 
 #include "ctl_frame.h"
-#include "util.h"
+#include "../common/hg_util.h"
 
 #define MAX_PAIRS 64		/* --KEY VALUE settings on one command */
 

@@ -43,13 +43,12 @@
 #include "hg_wire.h"
 #include "hgload_memif.h"
 #include "rx_map.h"
-#include "util.h"
+#include "../common/hg_util.h"
 
 #define MAX_FLOWS    1024
 #define MAX_LOADS    4
 #define MAX_REQUESTS 20000000ull
 #define MAX_TYPES    HG_WORK_MAX_TYPES
-#define PAYLOAD_MAX  1472
 
 enum { R_UNSENT, R_SENT, R_DONE, R_REJECTED, R_QUEUED, R_SHED };
 
@@ -588,7 +587,7 @@ static void *
 sender(void *arg)
 {
 	struct load *l = arg;
-	uint8_t payload[PAYLOAD_MAX] = { 0 };
+	uint8_t payload[HG_MAX_PAYLOAD] = { 0 };
 	unsigned short xs[3] = { (unsigned short)l->seed,
 				 (unsigned short)(l->seed >> 16), 0x330e };
 	uint64_t seq, next, end;
@@ -737,7 +736,7 @@ take_reply(struct load *l, const uint8_t *buf, ssize_t n, uint64_t now)
 struct rx {
 	struct load *l;
 	uint64_t done, deadline;
-	uint8_t payload[PAYLOAD_MAX];
+	uint8_t payload[HG_MAX_PAYLOAD];
 };
 
 /* Every load's: the receiver serves them all (over sockets, through one
@@ -1261,7 +1260,7 @@ parse_args(struct load *l, int argc, char **argv)
 		case 'f': l->flows = (unsigned)num("--flows", optarg, 1, MAX_FLOWS); break;
 		case 's': l->size = (unsigned)num("--size", optarg,
 						  sizeof(struct hg_work_hdr),
-						  PAYLOAD_MAX); break;
+						  HG_MAX_PAYLOAD); break;
 		case 'w': workload = optarg; break;
 		case 'T': l->timeout_ms = (long)num("--timeout-ms", optarg, 0, 60000); break;
 		case 'S': l->seed = (unsigned long)num("--seed", optarg, 0, 4e9); break;

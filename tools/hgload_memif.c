@@ -32,7 +32,7 @@
 #include "hgload_memif.h"
 #include "rx_map.h"
 #include "tool_eal.h"
-#include "util.h"
+#include "../common/hg_util.h"
 
 #define RING      1024u
 #define MBUFS     8191u	/* the receiver's: the RX ring and what it holds */

@@ -18,25 +18,17 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-#include "util.h"
+#include "../common/hg_util.h"
 
 #define MAX_THREADS 16
 #define MAX_PORTS   8
 
-static volatile sig_atomic_t stop;
 static unsigned long served;
 
 struct server {
 	pthread_t tid;
 	int fd;
 };
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 static int
 open_socket(struct in_addr ip, uint16_t port)
@@ -64,14 +56,14 @@ serve(void *arg)
 	struct server *s = arg;
 	char buf[2048];
 
-	while (!stop) {
+	while (!hg_stop) {
 		struct sockaddr_in peer;
 		socklen_t len = sizeof(peer);
 		ssize_t n = recvfrom(s->fd, buf, sizeof(buf), 0,
 				     (struct sockaddr *)&peer, &len);
 
 		if (n < 0)
-			continue;	/* timeout or signal: look at stop */
+			continue;	/* timeout or signal: look at hg_stop */
 		if (sendto(s->fd, buf, (size_t)n, 0, (struct sockaddr *)&peer, len) == n)
 			__atomic_fetch_add(&served, 1, __ATOMIC_RELAXED);
 	}
@@ -133,8 +125,7 @@ main(int argc, char **argv)
 	}
 	if (n_ports == 0 || ip.s_addr == 0)
 		usage(2);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	hg_stop_on_signals();
 	for (k = 0; k < n_ports; k++) {
 		for (i = 0; i < threads; i++, n++) {
 			srv[n].fd = open_socket(ip, (uint16_t)ports[k]);
@@ -149,9 +140,9 @@ main(int argc, char **argv)
 		pthread_create(&srv[i].tid, NULL, serve, &srv[i]);
 	printf("udp-echo: %d sockets ready\n", n);
 	fflush(stdout);
-	for (v = 0; v < seconds * 10 && !stop; v++)
+	for (v = 0; v < seconds * 10 && !hg_stop; v++)
 		nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
-	stop = 1;
+	hg_stop = 1;
 	for (i = 0; i < n; i++) {
 		pthread_join(srv[i].tid, NULL);
 		close(srv[i].fd);

@@ -37,7 +37,7 @@
 
 #include "../../policy/dispatch.h"
 #include "../../policy/preempt.h"
-#include "../../tools/util.h"
+#include "../../common/hg_util.h"
 
 #define MAX_W     HG_DQ_WORKERS
 #define QCAP      (1u << 16)	/* a queue this long: overloaded */

@@ -9,6 +9,7 @@
 #include "../../slowpath/config.h"
 #include "../../slowpath/credit_pool.h"
 #include "../../slowpath/preempt_timer.h"
+#include "../../slowpath/publish.h"
 #include "../../slowpath/refill.h"
 
 #define B 0.85
@@ -92,15 +93,15 @@ Test(refill, the_core_tops_up_by_itself_between_ticks)
 
 Test(drr, slack_lottery_follows_weights)
 {
-	static uint32_t wq[HG_MAX_TENANTS];
+	static struct hg_tenant_pub wq[HG_MAX_TENANTS];
 	static int n[HG_MAX_TENANTS];
 	struct hg_tset s = { 0 }, none = { 0 };
 	uint64_t rng = 7;
 	int i;
 
-	wq[1] = 300;
-	wq[4000] = 100;
-	wq[9] = 900;	/* not in the set */
+	wq[1].weight = 300;
+	wq[4000].weight = 100;
+	wq[9].weight = 900;	/* not in the set */
 	hg_tset_add(&s, 1);
 	hg_tset_add(&s, 4000);
 	for (i = 0; i < 40000; i++)
@@ -225,11 +226,11 @@ setup(void)
 	reg->dp = dp;
 	for (int i = 0; i < 2; i++) {
 		reg->t[i].used = 1;
-		reg->t[i].cfg.cap = dp->cap[i] = 15000;
+		reg->t[i].cfg.cap = dp->pub[i].cap = 15000;
 		dp->core[0].t[i].bud.last = dp->core[1].t[i].bud.last = T0;
 	}
-	reg->t[0].cfg.weight = 3;
-	reg->t[1].cfg.weight = 1;
+	reg->t[0].cfg.weight = 3 * HG_WEIGHT_ONE;
+	reg->t[1].cfg.weight = 1 * HG_WEIGHT_ONE;
 	changed();
 }
 
@@ -272,7 +273,7 @@ Test(tick, publishes_rates_by_weight_once_per_period)
 	cr_assert_eq(left(0, 0, T0 + 3000), 637 + 1275);
 	cr_assert_eq(left(0, 1, T0 + 3000), 212 + 425);
 	/* a live weight change shows from the next tick */
-	reg->t[1].cfg.weight = 3;
+	reg->t[1].cfg.weight = 3 * HG_WEIGHT_ONE;
 	changed();
 	hg_refill_tick(reg, &r, T0 + 3000, 1000);
 	cr_assert_eq(left(0, 1, T0 + 4000), 212 + 425 + 425);
@@ -291,7 +292,7 @@ Test(tick, an_idle_tenants_budget_never_exceeds_its_cap)
 	}
 	cr_assert_eq(left(0, 0, now), 15000);
 	cr_assert(!hg_tset_has(&reg->awake, 0), "a full, quiet tenant settles");
-	reg->t[0].cfg.cap = dp->cap[0] = 4000;		/* lowered live */
+	reg->t[0].cfg.cap = dp->pub[0].cap = 4000;		/* lowered live */
 	changed();
 	hg_refill_tick(reg, &r, now, 1000);
 	cr_assert_eq(left(0, 0, now), 4000);
@@ -317,14 +318,15 @@ Test(tick, a_settling_tenant_publishes_its_credit_settings)
 						   .dt_us = 2000, .ddrop_us = 5000 };
 	reg->t[0].pool = HG_CREDIT_MAX_SESSION;
 	reg->t[0].dm_tsc = 777;				/* from before it slept */
-	dp->credit[0] = (struct hg_credit_pub){ .dm_tsc = 777, .ddrop_tsc = 100000 };
+	dp->pub[0].dm_tsc = 777;
+	dp->pub[0].ddrop_tsc = 100000;
 	hg_refill_init(&r, T0);
 	hg_refill_tick(reg, &r, T0 + 1000, 1000);
 	cr_assert(!hg_tset_has(&reg->awake, 0), "full and quiet: settled");
-	cr_assert_eq(dp->credit[0].ddrop_tsc, 5000u * 1000);
-	cr_assert_eq(dp->credit[0].dt_tsc, 2000u * 1000);
-	cr_assert_eq(dp->credit[0].dm_tsc, 0);
-	cr_assert_eq(dp->credit[0].pool, HG_CREDIT_MAX_SESSION);
+	cr_assert_eq(dp->pub[0].ddrop_tsc, 5000u * 1000);
+	cr_assert_eq(dp->pub[0].dt_tsc, 2000u * 1000);
+	cr_assert_eq(dp->pub[0].dm_tsc, 0);
+	cr_assert_eq(dp->pub[0].pool, HG_CREDIT_MAX_SESSION);
 	for (int c = 0; c < 2; c++) {
 		dp->core[c].sess = NULL;
 		free(ss[c]);
@@ -368,8 +370,8 @@ Test(tick, the_cap_follows_the_measured_cost_per_datagram)
 	work(100, 50000);
 	hg_refill_tick(reg, &r, T0 + 1000, 1000);
 	cr_assert_eq(reg->t[0].cost, 50000);
-	cr_assert_eq(dp->cap[0], 2 * HG_BATCH * 50000, "two batches of it");
-	cr_assert_eq(hg_refill_cap(&reg->t[0]), dp->cap[0]);
+	cr_assert_eq(dp->pub[0].cap, 2 * HG_BATCH * 50000, "two batches of it");
+	cr_assert_eq(hg_refill_cap(&reg->t[0]), dp->pub[0].cap);
 	work(100, 10000);			/* cheaper now: the average moves */
 	hg_refill_tick(reg, &r, T0 + 2000, 1000);
 	cr_assert_eq(reg->t[0].cost, (3 * 50000 + 10000) / 4);
@@ -382,7 +384,7 @@ Test(tick, the_cap_follows_the_measured_cost_per_datagram)
 	cr_assert_eq(hg_refill_cap(&reg->t[0]), 50000000);
 	hg_cfg.cap_batches = 0;			/* off: the configured cap */
 	cr_assert_eq(hg_refill_cap(&reg->t[0]), 9000000);
-	cr_assert_eq(dp->cap[1], 15000, "a tenant with no traffic keeps its cap");
+	cr_assert_eq(dp->pub[1].cap, 15000, "a tenant with no traffic keeps its cap");
 }
 
 /* A core that is saturated by two backlogged tenants, simulated with the
@@ -397,11 +399,11 @@ simulate(double w0, double w1, int protect, uint64_t served[2])
 	uint64_t now = T0, next_tick = T0 + tick, rng = 42;
 	unsigned rr = 0;
 
-	reg->t[0].cfg.weight = w0;
-	reg->t[1].cfg.weight = w1;
-	dp->weight_q[0] = (uint32_t)(w0 * 100);
-	dp->weight_q[1] = (uint32_t)(w1 * 100);
-	reg->t[0].cfg.cap = reg->t[1].cfg.cap = dp->cap[0] = dp->cap[1] = 100000;
+	reg->t[0].cfg.weight = (uint32_t)(w0 * HG_WEIGHT_ONE);
+	reg->t[1].cfg.weight = (uint32_t)(w1 * HG_WEIGHT_ONE);
+	hg_publish_settings(reg, 0, HG_TCFG_PUB_BUDGET);
+	hg_publish_settings(reg, 1, HG_TCFG_PUB_BUDGET);
+	reg->t[0].cfg.cap = reg->t[1].cfg.cap = dp->pub[0].cap = dp->pub[1].cap = 100000;
 	hg_refill_init(&r, T0);
 	served[0] = served[1] = 0;
 	struct hg_tset work = { 0 };
@@ -419,7 +421,7 @@ simulate(double w0, double w1, int protect, uint64_t served[2])
 		/* SCHED's choice (sched.c): the next funded tenant round robin;
 		 * a weighted draw when none is funded; anyone unprotected */
 		if (protect && !f[0] && !f[1]) {
-			t = hg_lottery(&work, dp->weight_q, &rng);
+			t = hg_lottery(&work, dp->pub, &rng);
 		} else {
 			t = hg_tset_next(&work, rr);
 			if (protect && !f[t])

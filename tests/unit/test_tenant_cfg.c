@@ -30,12 +30,12 @@ set(const char *k, const char *v, int adding)
 
 Test(tenant_cfg, defaults_are_the_designs)
 {
-	cr_assert_eq(c.weight, 1.0);
+	cr_assert_eq(c.weight, HG_WEIGHT_ONE);
 	cr_assert_eq(c.cap, 15000, "cap: the daemon's");
 	cr_assert_eq(c.port_hi, 0, "no ports");
 	cr_assert_eq(c.steer.jsq, 0);
-	cr_assert_eq(c.steer.quantum_factor, 2.0);
-	cr_assert_eq(c.steer.congested_factor, 10.0);
+	cr_assert_eq(c.steer.quantum_factor, 200, "hundredths");
+	cr_assert_eq(c.steer.congested_factor, 1000);
 	cr_assert_eq(c.steer.steal_threshold, 1);
 	cr_assert_eq(c.steer.preempt, HG_PREEMPT_ON);
 	cr_assert(c.steer.wait_queue && c.steer.steal);
@@ -178,7 +178,7 @@ Test(tenant_cfg, apply_takes_every_pair_then_the_rules)
 
 	cr_assert_eq(hg_tenant_cfg_apply(&c, ok, 3, 1, &changed, err,
 					 sizeof(err)), 0, "%s", err);
-	cr_assert_eq(c.weight, 2);
+	cr_assert_eq(c.weight, 2 * HG_WEIGHT_ONE);
 	cr_assert_eq(c.credit.rpc_hi, 7001);
 	cr_assert_eq(hg_tenant_cfg_apply(&c, bad, 2, 0, &changed, err,
 					 sizeof(err)), -EINVAL,
@@ -195,7 +195,7 @@ Test(tenant_cfg, diff_names_what_changed_and_what_cannot)
 
 	cr_assert_eq(hg_tenant_cfg_diff(&c, &b, &fixed), 0);
 	cr_assert_null(fixed);
-	b.weight = 5;
+	b.weight = 5 * HG_WEIGHT_ONE;
 	b.credit.dt_us = 70;
 	cr_assert_eq(hg_tenant_cfg_diff(&c, &b, &fixed),
 		     HG_TCFG_PUB_BUDGET | HG_TCFG_PUB_CREDIT);

@@ -95,9 +95,8 @@ setup(void)
 	/* the tenant's defaults, as the daemon publishes them, but for
 	 * parking: no daemon here agrees to it (the park suite plays one) */
 	st = &((struct hg_region_hdr *)tn.base)->steer;
-	*st = (struct hg_steer_shm){ .steal = 1, .wait_queue = 1, .preempt = 1,
+	*st = (struct hg_steer_shm){ .steal = 1, .wait_queue = 1,
 				     .steal_threshold = 1, .quantum_factor = 200,
-				     .congested_factor = 1000,
 				     .core_policy = HG_CORE_SHENANGO,
 				     .poll_ns = 20000 };
 	hg_clock_ns = fake_clock;

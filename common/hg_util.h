@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Small helpers shared by the command-line tools. */
-#ifndef HG_TOOLS_UTIL_H
-#define HG_TOOLS_UTIL_H
+ * Small helpers every binary shares (the daemon, the library, the tools):
+ * the monotonic clock, the flag-only signal handler, dying with a
+ * message, --version. */
+#ifndef HG_COMMON_UTIL_H
+#define HG_COMMON_UTIL_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +15,8 @@
 
 #include "hourglass.h"	/* HG_VERSION only: the tools need not link it */
 
+/* CLOCK_MONOTONIC in ns: the clock the library stamps requests with and
+ * the daemon's timer reads them by. */
 static inline uint64_t
 hg_now_ns(void)
 {
@@ -19,6 +24,24 @@ hg_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Set once SIGINT or SIGTERM arrived (hg_stop_on_signals): the handler
+ * only sets the flag, as DPDK's l2fwd does, and each loop looks at it. */
+static volatile sig_atomic_t hg_stop __attribute__((unused));
+
+static inline void
+hg_on_signal(int sig)
+{
+	(void)sig;
+	hg_stop = 1;
+}
+
+static inline void
+hg_stop_on_signals(void)
+{
+	signal(SIGINT, hg_on_signal);
+	signal(SIGTERM, hg_on_signal);
 }
 
 /* "prog: message[suffix]" on stderr, then exit(code). */
@@ -51,4 +74,4 @@ hg_tool_version(int argc, char **argv, const char *prog)
 	}
 }
 
-#endif /* HG_TOOLS_UTIL_H */
+#endif /* HG_COMMON_UTIL_H */
