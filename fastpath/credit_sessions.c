@@ -14,6 +14,7 @@
 #include "../proto/hg_rpc.h"
 #include "credit_rules.h"
 #include "dp.h"
+#include "neigh.h"
 #include "xmit.h"
 
 struct hg_sessions *
@@ -123,28 +124,6 @@ past_drop(const struct hg_dp *dp, int t)
 	       __atomic_load_n(&dp->pub[t].ddrop_tsc, __ATOMIC_RELAXED);
 }
 
-/* Rewrites a request frame in place into a reject: same session and ids,
- * flags REJECT, credits 0, nothing after the header. */
-static uint32_t
-build_reject(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *f,
-	     const struct hg_parsed *p)
-{
-	struct hg_rpc_hdr h;
-	struct hg_udp_flow fl = {
-		.src_ip = dp->ip, .dst_ip = p->src_ip,
-		.src_port = p->dst_port, .dst_port = p->src_port,
-		.ip_id = c->ip_id++,
-	};
-
-	memcpy(&h, f + p->payload_off, sizeof(h));
-	h.flags = HG_RPC_REJECT;
-	h.credits = 0;
-	rte_ether_addr_copy(&p->src_mac, &fl.dst_mac);
-	rte_ether_addr_copy(&dp->mac, &fl.src_mac);
-	memcpy(f + HG_UDP_HDRS_LEN, &h, sizeof(h));
-	return hg_build_udp(f, &fl, sizeof(h));
-}
-
 /* The session of a request, created only once the request is admissible:
  * a tenant past D_drop or at its session quota on this core turns new
  * sessions away (counted) instead of letting one client fill the table
@@ -211,7 +190,7 @@ hg_rpc_admit(struct hg_dp *dp, struct hg_fp_core *c, int t, uint8_t *f,
 			return HG_RPC_ADMIT;
 		}
 	}
-	*reply_len = build_reject(dp, c, f, p);
+	*reply_len = hg_build_rpc_reject(f, p, &dp->mac, dp->ip, c->ip_id++);
 	return HG_RPC_REPLY;
 }
 
@@ -249,31 +228,23 @@ hg_rpc_response(struct hg_dp *dp, struct hg_fp_core *c, int t, uint8_t *payload,
 }
 
 /* An explicit credit update to an idle session: its window is now
- * credits. */
+ * credits. Staged for the pass's one send (xmit.h) like every frame the
+ * core sends, and billed at SCHED. */
 static int
 send_update(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_session *s,
 	    uint16_t credits)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(c->pool);
-	struct hg_rpc_hdr h = { .magic = RTE_BE16(HG_RPC_MAGIC),
-				.version = HG_RPC_VERSION, .flags = HG_RPC_CREDIT,
-				.credits = rte_cpu_to_be_16(credits),
-				.session = rte_cpu_to_be_32(s->id) };
 	struct hg_udp_flow fl = { .src_ip = dp->ip, .dst_ip = s->ip,
-				  .src_port = s->local_port, .dst_port = s->port,
-				  .ip_id = c->ip_id++ };
-	uint8_t *f;
+				  .src_port = s->local_port, .dst_port = s->port };
+	struct rte_mbuf *m;
 
-	if (m == NULL)
+	if (hg_neigh_lookup(dp, s->ip, &fl.dst_mac) < 0 ||
+	    (m = rte_pktmbuf_alloc(c->pool)) == NULL)
 		return -1;
-	if (hg_neigh_lookup(dp, s->ip, &fl.dst_mac) < 0) {
-		rte_pktmbuf_free(m);
-		return -1;
-	}
 	rte_ether_addr_copy(&dp->mac, &fl.src_mac);
-	f = rte_pktmbuf_mtod(m, uint8_t *);
-	memcpy(f + HG_UDP_HDRS_LEN, &h, sizeof(h));
-	m->data_len = m->pkt_len = hg_build_udp(f, &fl, sizeof(h));
+	fl.ip_id = c->ip_id++;
+	m->data_len = m->pkt_len = hg_build_rpc_credit(rte_pktmbuf_mtod(m, uint8_t *),
+						       &fl, s->id, credits);
 	hg_fp_xmit(dp, c, &m, 1, s->tenant, HG_PT_SCHED, 0);
 	c->t[s->tenant].credit_updates++;
 	c->t[s->tenant].credits_granted += credits;

@@ -12,6 +12,8 @@
 
 #include <rte_hash.h>
 
+#include "parse.h"
+#include "tenant_pub.h"
 #include "tset.h"
 
 #define HG_SESSIONS      65536u	/* per fast-path core, by default (--sessions) */
@@ -69,5 +71,31 @@ struct hg_sessions {
  * lifetime: EAL's cleanup returns it); NULL if out of memory. name:
  * unique among hashes. */
 struct hg_sessions *hg_sessions_create(const char *name, uint32_t size, int socket);
+
+/* The cores' half of credit control, run by RX (admit), SCHED (a
+ * response's grant) and the control step (the scan). dp.h includes this
+ * header, so the daemon's structs are named, not included. */
+struct hg_dp;
+struct hg_fp_core;
+
+enum hg_rpc_verdict { HG_RPC_ADMIT, HG_RPC_REPLY, HG_RPC_DROP };
+/* Is port_net (network order) one of the tenant's RPC ports? */
+int hg_rpc_is_port(const struct hg_tenant_pub *pub, uint16_t port_net);
+/* Admits an RPC request (*s: its session) or rewrites it into a reject. */
+enum hg_rpc_verdict hg_rpc_admit(struct hg_dp *dp, struct hg_fp_core *c, int t,
+				 uint8_t *frame, struct hg_parsed *p,
+				 uint32_t *reply_len, struct hg_session **s);
+/* An admitted request was dropped after all: its credit goes back. */
+void hg_rpc_cancel(struct hg_session *s);
+/* Writes the session's grant into a response's RPC header (the copy in
+ * the frame, never tenant memory). */
+void hg_rpc_response(struct hg_dp *dp, struct hg_fp_core *c, int t,
+		     uint8_t *payload, uint16_t len, uint32_t peer_ip,
+		     uint16_t peer_port);
+/* Expires idle sessions and hands returned credits to drained ones, at
+ * most HG_SCAN_PER_PASS a call; returns the sessions looked at. */
+unsigned hg_rpc_scan(struct hg_dp *dp, struct hg_fp_core *c);
+/* Drops a released tenant's sessions on core c. */
+void hg_rpc_forget_tenant(struct hg_fp_core *c, int t);
 
 #endif /* HG_FASTPATH_CREDIT_SESSIONS_H */

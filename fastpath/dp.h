@@ -230,17 +230,12 @@ struct hg_dp {
 	uint64_t *neigh_asked;		/* TSC of our last ARP request, 0: none */
 	uint64_t neigh_retry;		/* TSC between two requests for a host */
 	uint64_t neigh_wait;		/* TSC a request stays open for a reply */
+	struct rte_mempool *mbufs;	/* every core's (fp_init.c) */
 	struct hg_fp_core *core;	/* n_cores entries */
 	struct hg_tenant tenant[HG_MAX_TENANTS];
 	uint32_t port_map[65536];
 };
 
-/* Charges cycles spent at a point to a tenant. Only work done while the
- * tenant was funded under protection is billed to its budget: a
- * work-conserving batch runs on slack nobody funded wanted, and billing
- * it would drive every backlogged tenant's budget down without bound and
- * turn the weights into plain round robin. Deficit stays bounded by one
- * funded batch's overrun. */
 /* Is core c saturated at TSC now: no pass with nothing to do for
  * HG_CORE_BUSY_US, over at least HG_CORE_BUSY_PASSES passes? Time alone
  * is not enough: a fast-path thread the OS took off its CPU for a
@@ -259,6 +254,12 @@ hg_core_saturated(const struct hg_fp_core *c, uint64_t now)
 	       now > last && now - last > c->tsc_us * HG_CORE_BUSY_US;
 }
 
+/* Charges cycles spent at a point to a tenant. Only work done while the
+ * tenant was funded under protection is billed to its budget: a
+ * work-conserving batch runs on slack nobody funded wanted, and billing
+ * it would drive every backlogged tenant's budget down without bound and
+ * turn the weights into plain round robin. Deficit stays bounded by one
+ * funded batch's overrun. */
 static inline void
 hg_charge(struct hg_fp_tenant *ft, enum hg_point pt, uint64_t cycles,
 	  uint32_t pkts, int billed)
@@ -309,25 +310,10 @@ hg_tenant_buf(const struct hg_tenant *tn, uint32_t buf)
 	return tn->bufs + (uint64_t)buf * HG_BUF_SIZE;
 }
 
-/* RPC credits, the fast path's half (credit_sessions.c) */
-enum hg_rpc_verdict { HG_RPC_ADMIT, HG_RPC_REPLY, HG_RPC_DROP };
-int hg_rpc_is_port(const struct hg_tenant_pub *pub, uint16_t port_net);
-/* Admits an RPC request (*s: its session) or rewrites it into a reject. */
-enum hg_rpc_verdict hg_rpc_admit(struct hg_dp *dp, struct hg_fp_core *c, int t,
-				 uint8_t *frame, struct hg_parsed *p,
-				 uint32_t *reply_len, struct hg_session **s);
-/* An admitted request was dropped after all: its credit goes back. */
-void hg_rpc_cancel(struct hg_session *s);
-void hg_rpc_response(struct hg_dp *dp, struct hg_fp_core *c, int t,
-		     uint8_t *payload, uint16_t len, uint32_t peer_ip,
-		     uint16_t peer_port);
-unsigned hg_rpc_scan(struct hg_dp *dp, struct hg_fp_core *c);
-void hg_rpc_forget_tenant(struct hg_fp_core *c, int t);
-
-/* The daemon state for n_cores fast-path cores, zeroed (dp.c). */
 /* The port's RX layout, before the cores start: core c polls queues
  * c x per_core .. c x per_core + per_core - 1, one per rx-queue group. */
 void hg_dp_set_rxq(struct hg_dp *dp, enum hg_rx_steer steer, uint32_t per_core);
+/* The daemon state for n_cores fast-path cores, zeroed (dp.c). */
 struct hg_dp *hg_dp_new(uint32_t n_cores);
 void hg_dp_free(struct hg_dp *dp);
 
@@ -343,120 +329,5 @@ unsigned hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c);
 unsigned hg_fp_bells(struct hg_dp *dp, struct hg_fp_core *c);
 /* Runs the slow path's commands waiting on the core's ring. */
 void hg_fp_commands(struct hg_fp_core *c);
-
-/* Neighbour table: on-link hosts only, indexed by host bits.
- *
- * Who may write an entry (README, "Neighbours"): one spoofed frame must not
- * redirect every tenant's traffic to a host, so an entry is
- *  - set by an ARP reply to our address for a host we asked about within
- *    neigh_wait (the first answer wins and closes the question);
- *  - filled, when empty, by a datagram to a port an app has bound;
- *  - never overwritten by a datagram from a different MAC: that only
- *    makes us ask again (a broadcast ARP request, at most one per host
- *    per neigh_retry), and the answer decides.
- * ARP requests and ICMP echoes are answered from the frame itself and
- * teach us nothing. */
-static inline int
-hg_neigh_index(const struct hg_dp *dp, uint32_t ip_net, uint32_t *idx)
-{
-	uint32_t ip = rte_be_to_cpu_32(ip_net);
-	uint32_t net = rte_be_to_cpu_32(dp->ip) & dp->netmask;
-
-	if ((ip & dp->netmask) != net)
-		return -1;
-	*idx = ip & ~dp->netmask;
-	return 0;
-}
-
-#define HG_NEIGH_VALID (1ull << 63)
-
-static inline uint64_t
-hg_neigh_entry(const struct rte_ether_addr *mac)
-{
-	uint64_t v = 0;
-
-	memcpy(&v, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
-	return v | HG_NEIGH_VALID;
-}
-
-/* Records that we ask about host i now; 0 if we asked within neigh_retry
- * (then nothing is sent). Cores race benignly: two may ask at once. */
-static inline int
-hg_neigh_ask(struct hg_dp *dp, uint32_t i, uint64_t now)
-{
-	uint64_t last = __atomic_load_n(&dp->neigh_asked[i], __ATOMIC_RELAXED);
-
-	if (last != 0 && now - last < dp->neigh_retry)
-		return 0;
-	__atomic_store_n(&dp->neigh_asked[i], now | 1, __ATOMIC_RELAXED);
-	return 1;
-}
-
-/* SCHED: may we send an ARP request for ip_net now? */
-static inline int
-hg_neigh_may_ask(struct hg_dp *dp, uint32_t ip_net, uint64_t now)
-{
-	uint32_t i;
-
-	return hg_neigh_index(dp, ip_net, &i) == 0 && hg_neigh_ask(dp, i, now);
-}
-
-enum hg_neigh_verdict { HG_NEIGH_KNOWN, HG_NEIGH_LEARNED, HG_NEIGH_CHECK };
-
-/* A datagram to a bound port from (ip, mac): fills an empty entry; a
- * different MAC says HG_NEIGH_CHECK when the caller should ask. */
-static inline enum hg_neigh_verdict
-hg_neigh_learn(struct hg_dp *dp, uint32_t ip_net, const struct rte_ether_addr *mac,
-	       uint64_t now)
-{
-	uint64_t v, cur;
-	uint32_t i;
-
-	if (hg_neigh_index(dp, ip_net, &i) < 0 || rte_is_multicast_ether_addr(mac))
-		return HG_NEIGH_KNOWN;
-	v = hg_neigh_entry(mac);
-	cur = __atomic_load_n(&dp->neigh[i], __ATOMIC_RELAXED);
-	if (cur == v)
-		return HG_NEIGH_KNOWN;	/* no write: the line stays shared */
-	if (!(cur & HG_NEIGH_VALID)) {
-		__atomic_store_n(&dp->neigh[i], v, __ATOMIC_RELAXED);
-		return HG_NEIGH_LEARNED;
-	}
-	return hg_neigh_ask(dp, i, now) ? HG_NEIGH_CHECK : HG_NEIGH_KNOWN;
-}
-
-/* An ARP reply to our address: taken only if we asked about its sender
- * within neigh_wait; returns 1 if it set the entry. */
-static inline int
-hg_neigh_arp_reply(struct hg_dp *dp, const struct hg_parsed *p, uint64_t now)
-{
-	uint64_t asked;
-	uint32_t i;
-
-	if (hg_neigh_index(dp, p->src_ip, &i) < 0 ||
-	    rte_is_multicast_ether_addr(&p->src_mac))
-		return 0;
-	asked = __atomic_load_n(&dp->neigh_asked[i], __ATOMIC_RELAXED);
-	if (asked == 0 || now - asked > dp->neigh_wait)
-		return 0;
-	__atomic_store_n(&dp->neigh[i], hg_neigh_entry(&p->src_mac), __ATOMIC_RELAXED);
-	__atomic_store_n(&dp->neigh_asked[i], 0, __ATOMIC_RELAXED);
-	return 1;
-}
-
-static inline int
-hg_neigh_lookup(const struct hg_dp *dp, uint32_t ip_net, struct rte_ether_addr *mac)
-{
-	uint32_t i;
-	uint64_t v;
-
-	if (hg_neigh_index(dp, ip_net, &i) < 0)
-		return -1;
-	v = __atomic_load_n(&dp->neigh[i], __ATOMIC_RELAXED);
-	if (!(v & HG_NEIGH_VALID))
-		return -1;
-	memcpy(mac->addr_bytes, &v, RTE_ETHER_ADDR_LEN);
-	return 0;
-}
 
 #endif /* HG_FASTPATH_DP_H */

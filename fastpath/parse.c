@@ -7,6 +7,7 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
+#include "../proto/hg_rpc.h"
 #include "drops.h"
 #include "parse.h"
 
@@ -225,4 +226,38 @@ hg_build_udp(uint8_t *f, const struct hg_udp_flow *fl, uint16_t payload_len)
 	u->dgram_cksum = 0;
 	u->dgram_cksum = rte_ipv4_udptcp_cksum(ip, u);
 	return HG_UDP_HDRS_LEN + payload_len;
+}
+
+uint32_t
+hg_build_rpc_reject(uint8_t *f, const struct hg_parsed *p,
+		    const struct rte_ether_addr *our_mac, uint32_t our_ip,
+		    uint16_t ip_id)
+{
+	struct hg_rpc_hdr h;
+	struct hg_udp_flow fl = {
+		.src_ip = our_ip, .dst_ip = p->src_ip,
+		.src_port = p->dst_port, .dst_port = p->src_port,
+		.ip_id = ip_id,
+	};
+
+	memcpy(&h, f + p->payload_off, sizeof(h));
+	h.flags = HG_RPC_REJECT;
+	h.credits = 0;
+	rte_ether_addr_copy(&p->src_mac, &fl.dst_mac);
+	rte_ether_addr_copy(our_mac, &fl.src_mac);
+	memcpy(f + HG_UDP_HDRS_LEN, &h, sizeof(h));
+	return hg_build_udp(f, &fl, sizeof(h));
+}
+
+uint32_t
+hg_build_rpc_credit(uint8_t *f, const struct hg_udp_flow *fl, uint32_t session,
+		    uint16_t credits)
+{
+	struct hg_rpc_hdr h = { .magic = RTE_BE16(HG_RPC_MAGIC),
+				.version = HG_RPC_VERSION, .flags = HG_RPC_CREDIT,
+				.credits = rte_cpu_to_be_16(credits),
+				.session = rte_cpu_to_be_32(session) };
+
+	memcpy(f + HG_UDP_HDRS_LEN, &h, sizeof(h));
+	return hg_build_udp(f, fl, sizeof(h));
 }

@@ -57,4 +57,15 @@ struct hg_udp_flow {
 uint32_t hg_build_udp(uint8_t *frame, const struct hg_udp_flow *f,
 		      uint16_t payload_len);
 
+/* Rewrites a parsed RPC request (its header checked by the caller) in
+ * place into its reject: the same session and ids, flags REJECT, credits
+ * 0, nothing after the header, back to its sender. Returns the length. */
+uint32_t hg_build_rpc_reject(uint8_t *frame, const struct hg_parsed *p,
+			     const struct rte_ether_addr *our_mac, uint32_t our_ip,
+			     uint16_t ip_id);
+/* Writes an explicit credit update on flow f: the RPC header alone,
+ * flags CREDIT, the session's window now credits. Returns the length. */
+uint32_t hg_build_rpc_credit(uint8_t *frame, const struct hg_udp_flow *f,
+			     uint32_t session, uint16_t credits);
+
 #endif /* HG_FASTPATH_PARSE_H */

@@ -11,6 +11,7 @@
 
 #include "doorbell.h"
 #include "dp.h"
+#include "neigh.h"
 #include "parse.h"
 #include "xmit.h"
 

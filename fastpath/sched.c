@@ -9,6 +9,7 @@
 #include <rte_prefetch.h>
 
 #include "dp.h"
+#include "neigh.h"
 #include "parse.h"
 #include "xmit.h"
 

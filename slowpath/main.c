@@ -23,6 +23,7 @@
 #include <rte_pause.h>
 
 #include "../common/hg_util.h"
+#include "../fastpath/fp_init.h"
 #include "config.h"
 #include "config_reload.h"
 #include "core_alloc.h"
@@ -76,46 +77,16 @@ push_live_settings(void)
 }
 
 static int
-setup_cores(struct rte_mempool **pool)
+setup_cores(void)
 {
-	uint32_t i, lcore, hostbits = 32 - dp->prefix;
-	unsigned n_mbufs = RTE_MAX(8191u, dp->n_cores * 4096u - 1);
+	struct hg_fp_params prm = { .sessions = (uint32_t)hg_cfg.sessions };
+	const char *part;
 
-	*pool = rte_pktmbuf_pool_create("hg_mbufs", n_mbufs, 256, 0,
-					RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
-	dp->neigh = rte_zmalloc("hg_neigh", sizeof(uint64_t) << hostbits, 0);
-	dp->neigh_asked = rte_zmalloc("hg_neigh", sizeof(uint64_t) << hostbits, 0);
-	dp->neigh_retry = rte_get_tsc_hz() / 10;
-	dp->neigh_wait = rte_get_tsc_hz();
-	if (*pool == NULL || dp->neigh == NULL ||
-	    dp->neigh_asked == NULL) {
-		HG_LOG(ERR, "out of memory (try a larger -m)");
-		return -1;
-	}
-	i = 0;
-	RTE_LCORE_FOREACH_WORKER(lcore) {
-		char name[32];
-
-		if (i == dp->n_cores)
-			break;
-		snprintf(name, sizeof(name), "hg_sess%u", i);
-		dp->core[i].sess = hg_sessions_create(name, (uint32_t)hg_cfg.sessions,
-						      (int)rte_socket_id());
-		if (dp->core[i].sess == NULL)
-			return -1;
-		snprintf(name, sizeof(name), "hg_cmd%u", i);
-		dp->core[i].idx = i;
-		dp->core[i].lcore = lcore;
-		dp->core[i].rng = 0x9E3779B97F4A7C15ull * (i + 1);
-		dp->core[i].pool = *pool;
-		/* a full ring defers commands (tenant.c, cmd_room) */
-		dp->core[i].cmd = rte_ring_create_elem(name, sizeof(struct hg_cmd),
-			8192, rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (dp->core[i].cmd == NULL)
-			return -1;
-		i++;
-	}
-	return 0;
+	if (hg_fp_init(dp, &prm, &part) == 0)
+		return 0;
+	HG_LOG(ERR, "cannot make the fast path's %s: out of memory (try a larger -m)",
+	       part);
+	return -1;
 }
 
 /* Each tenant holds a memfd and each app and operator a connection: take
@@ -307,7 +278,6 @@ int
 main(int argc, char **argv)
 {
 	static struct hg_registry reg;
-	struct rte_mempool *pool = NULL;
 	struct event_base *base = NULL;
 	struct hg_ctl *ctl = NULL;
 	uint32_t i;
@@ -330,8 +300,7 @@ main(int argc, char **argv)
 	signal(SIGHUP, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
-	if (setup_dp() < 0 || setup_cores(&pool) < 0 ||
-	    hg_port_init(dp, pool) < 0)
+	if (setup_dp() < 0 || setup_cores() < 0 || hg_port_init(dp, dp->mbufs) < 0)
 		goto out_eal;
 	hg_config_set_hook(push_live_settings);
 	hg_registry_init(&reg, dp);

@@ -7,6 +7,7 @@
  * (flow_rules.c). af_packet and tap cannot: the kernel hands the daemon
  * one stream per queue pair, so their tenants share one queue per core.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
@@ -38,14 +39,34 @@ steer_of(const char *driver)
 	return HG_RX_FLOW;
 }
 
-static int
-setup_queues(uint16_t port, uint16_t nrx, uint16_t ntx, struct rte_mempool *pool)
+/* Credit sessions live on one core (credit_sessions.h): where more than
+ * one fast-path core reads a port, the NIC must hash a flow to one RX
+ * queue. Asked for where the driver offers it (hardware NICs); the
+ * virtual ones hash by themselves or have nothing to hash: af_packet's
+ * fanout keeps a flow on one queue, memif and tap have one stream per
+ * queue pair. */
+static void
+want_rss(const struct hg_dp *dp, const struct rte_eth_dev_info *info,
+	 struct rte_eth_conf *conf)
 {
-	struct rte_eth_conf conf = { 0 };
+	uint64_t hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) & info->flow_type_rss_offloads;
+
+	if (dp->n_cores < 2 || hf == 0)
+		return;
+	conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+	conf->rx_adv_conf.rss_conf.rss_hf = hf;
+	HG_LOG(INFO, "port %s: RSS over %u cores (hash functions 0x%" PRIx64 ")",
+	       info->driver_name, dp->n_cores, hf);
+}
+
+static int
+setup_queues(uint16_t port, uint16_t nrx, uint16_t ntx, struct rte_mempool *pool,
+	     const struct rte_eth_conf *conf)
+{
 	uint16_t rxd = 1024, txd = 1024, q;
 	int rc, sock = rte_eth_dev_socket_id(port);
 
-	rc = rte_eth_dev_configure(port, nrx, ntx, &conf);
+	rc = rte_eth_dev_configure(port, nrx, ntx, conf);
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &rxd, &txd);
 	for (q = 0; rc == 0 && q < nrx; q++)
@@ -59,7 +80,8 @@ setup_queues(uint16_t port, uint16_t nrx, uint16_t ntx, struct rte_mempool *pool
 
 /* Where the NIC refuses queue rules, one queue per core again. */
 static int
-probe_flow(struct hg_dp *dp, uint16_t port, struct rte_mempool *pool)
+probe_flow(struct hg_dp *dp, uint16_t port, struct rte_mempool *pool,
+	   const struct rte_eth_conf *conf)
 {
 	char why[128];
 
@@ -69,12 +91,14 @@ probe_flow(struct hg_dp *dp, uint16_t port, struct rte_mempool *pool)
 	       "tenants share one RX queue per core", port, why);
 	hg_dp_set_rxq(dp, HG_RX_SHARED, 1);
 	rte_eth_dev_stop(port);
-	return setup_queues(port, (uint16_t)dp->n_cores, (uint16_t)dp->n_cores, pool);
+	return setup_queues(port, (uint16_t)dp->n_cores, (uint16_t)dp->n_cores, pool,
+			    conf);
 }
 
 int
 hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 {
+	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
 	uint16_t port;
 	uint32_t nq = dp->n_cores, nrx, per_core;
@@ -109,9 +133,10 @@ hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 		return -EINVAL;
 	}
 	dp->port_id = port;
-	rc = setup_queues(port, (uint16_t)nrx, (uint16_t)nq, pool);
+	want_rss(dp, &info, &conf);
+	rc = setup_queues(port, (uint16_t)nrx, (uint16_t)nq, pool, &conf);
 	if (rc == 0)
-		rc = probe_flow(dp, port, pool);
+		rc = probe_flow(dp, port, pool, &conf);
 	if (rc == 0)
 		rc = rte_eth_macaddr_get(port, &dp->mac);
 	if (rc < 0) {
