@@ -45,6 +45,7 @@ hg_dp_new(uint32_t n_cores)
 	for (i = 0; i < n_cores; i++) {
 		dp->core[i].idx = i;
 		dp->core[i].tsc_us = rte_get_tsc_hz() / 1000000;
+		dp->core[i].nap_ep = dp->core[i].wake_fd = -1;
 		dp->core[i].t = zero_map(tenants_len());
 		if (dp->core[i].t == NULL)
 			goto fail;

@@ -190,6 +190,13 @@ struct hg_fp_core {
 	uint32_t n_bell;		/* contexts delivered to this pass */
 	struct hg_bell bell[HG_BELLS];
 	struct hg_tx_stage stage;	/* frames for the pass's one send */
+	int nap_ep;			/* --idle sleep's epoll set (nap.h), -1 */
+	int wake_fd;			/* eventfd the slow path rings, -1 */
+	uint32_t n_armed;		/* RX queues with interrupts in it */
+	uint32_t nap_sleep;		/* no epoll_pwait2: naps sleep */
+	uint64_t naps;			/* idle waits */
+	uint64_t nap_wakes;		/* ... cut short by a datagram or a
+					 * command */
 	uint16_t ip_id;
 	struct hg_tset pend;		/* tenants with pending TX work here */
 	struct hg_tset hot;		/* tenants TX polls on every pass */

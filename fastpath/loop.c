@@ -12,6 +12,7 @@
 #include <rte_pause.h>
 
 #include "dp.h"
+#include "nap.h"
 #include "xmit.h"
 
 #define HG_CMD_EVERY      1024u
@@ -60,8 +61,9 @@ hg_fp_commands(struct hg_fp_core *c)
 		__atomic_fetch_add(&c->cmd_done, n, __ATOMIC_RELEASE);
 }
 
-/* Backs off when there is no work: spin briefly, then yield or sleep with
- * a growing interval, as --idle says. Only reached on a pass that did
+/* Backs off when there is no work: spin briefly, then yield or nap (on
+ * RX interrupts where the port has them, nap.h) with a growing timeout,
+ * as --idle says. Only reached on a pass that did
  * nothing, so the syscalls here never delay a packet already received;
  * and never before the cold sweep has looked at every tenant since the
  * last nap, so an app that sends first waits one nap, not one per slice
@@ -83,7 +85,11 @@ idle(struct hg_fp_core *c, unsigned *empty)
 		return;
 	}
 	us = RTE_MIN(HG_IDLE_SLEEP_MAX, 10u << RTE_MIN((*empty - HG_IDLE_SPIN) / 8, 7u));
-	rte_delay_us_sleep(us);
+	/* woken: the datagram may not be readable yet (net_tap counts
+	 * SIGIOs, which reach another thread a moment later), so poll
+	 * again before the next nap rather than nap the long timeout */
+	if (hg_nap(g_dp, c, us))
+		*empty = 0;
 }
 
 /* The sweep in a pass that found nothing. A polling core would otherwise

@@ -11,93 +11,89 @@
 #include "../fastpath/dp.h"
 #include "config.h"
 #include "config_file.h"
+#include "settings.h"
 
 struct hg_config hg_cfg;
 static hg_config_hook live_hook;
 
-enum setting_type { T_UINT, T_DOUBLE, T_ENUM, T_STR, T_CIDR };
-
-struct setting {
-	const char *name;
-	enum setting_type type;
-	int live;		/* may change while running */
-	void *ptr;
-	size_t size;		/* T_STR buffer size */
-	uint64_t umin, umax;
-	double dmin, dmax;
-	const char *const *choices;	/* T_ENUM, NULL-terminated */
-	const char *def;
-	const char *help;
-};
-
-static const char *const on_off[] = { "off", "on", NULL };
 static const char *const idle_modes[] = { "poll", "yield", "sleep", NULL };
 static const char *const admit_drop[] = { "admit", "drop", NULL };
 
-#define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
-
-#define FIELD(f) &hg_cfg.f, sizeof(hg_cfg.f)
+#define FIELD(f) offsetof(struct hg_config, f), sizeof(((struct hg_config *)0)->f)
+#define U64 HG_SET_U64
+#define STR HG_SET_STR
 
 _Static_assert(HG_SESSIONS == 65536, "sessions' default is HG_SESSIONS");
 
-static const struct setting settings[] = {
-	{ "ip", T_CIDR, 0, FIELD(ip), 0, 0, 0, 0, NULL, "",
+/* name, type, offset and size, min, max, min open, default, live,
+ * publish (unused: a live change runs the hook), choices, help */
+static const struct hg_setting settings[] = {
+	{ "ip", HG_SET_CIDR, FIELD(ip), 0, 0, 0, NULL, 0, 0, NULL,
 	  "address/prefix the daemon answers on (prefix 16..30)" },
-	{ "ctl", T_STR, 0, FIELD(ctl), 0, 0, 0, 0, NULL,
-	  "/run/hourglass/ctl.sock", "control socket path" },
-	{ "app-ctl", T_STR, 0, FIELD(app_ctl), 0, 0, 0, 0, NULL,
-	  "/run/hourglass/app.sock", "app socket path (mode 0666): attach, "
-	  "contexts, bind only" },
-	{ "max-ctl-conns", T_UINT, 1, FIELD(max_ctl_conns), 1, 4096, 0, 0, NULL,
-	  "32", "operator connections at once" },
-	{ "max-app-conns", T_UINT, 1, FIELD(max_app_conns), 1, 65536, 0, 0, NULL,
-	  "1024", "app connections at once" },
-	{ "max-conn-out", T_UINT, 1, FIELD(max_conn_out), 65536, 1u << 30, 0, 0,
-	  NULL, "1048576", "reply bytes queued per connection before the "
-	  "daemon stops reading its requests" },
-	{ "max-app-conns-per-uid", T_UINT, 1, FIELD(max_app_conns_per_uid), 1,
-	  65536, 0, 0, NULL, "256", "app connections one uid may hold (keep it "
-	  "below max-app-conns: one user leaves the socket to others)" },
-	{ "attach-timeout-ms", T_UINT, 1, FIELD(attach_timeout_ms), 100,
-	  3600000, 0, 0, NULL, "10000", "an app connection that has not "
-	  "attached this long after it connected is closed" },
-	{ "max-conns-buffered", T_UINT, 1, FIELD(max_conns_buffered), 1u << 20,
-	  1ull << 34, 0, 0, NULL, "67108864", "request and reply bytes held "
-	  "for all connections together; past it, a connection with bytes "
-	  "held is not read until they fall" },
-	{ "config", T_STR, 0, FIELD(config), 0, 0, 0, 0, NULL, "",
+	{ "ctl", STR, FIELD(ctl), 0, 0, 0, "/run/hourglass/ctl.sock", 0, 0, NULL,
+	  "control socket path" },
+	{ "app-ctl", STR, FIELD(app_ctl), 0, 0, 0, "/run/hourglass/app.sock", 0,
+	  0, NULL, "app socket path (mode 0666): attach, contexts, bind only" },
+	{ "max-ctl-conns", U64, FIELD(max_ctl_conns), 1, 4096, 0, "32", 1, 0,
+	  NULL, "operator connections at once" },
+	{ "max-app-conns", U64, FIELD(max_app_conns), 1, 65536, 0, "1024", 1, 0,
+	  NULL, "app connections at once" },
+	{ "max-conn-out", U64, FIELD(max_conn_out), 65536, 1u << 30, 0, "1048576",
+	  1, 0, NULL, "reply bytes queued per connection before the daemon "
+	  "stops reading its requests" },
+	{ "max-app-conns-per-uid", U64, FIELD(max_app_conns_per_uid), 1, 65536, 0,
+	  "256", 1, 0, NULL, "app connections one uid may hold (keep it below "
+	  "max-app-conns: one user leaves the socket to others)" },
+	{ "attach-timeout-ms", U64, FIELD(attach_timeout_ms), 100, 3600000, 0,
+	  "10000", 1, 0, NULL, "an app connection that has not attached this "
+	  "long after it connected is closed" },
+	{ "max-conns-buffered", U64, FIELD(max_conns_buffered), 1u << 20,
+	  (double)(1ull << 34), 0, "67108864", 1, 0, NULL, "request and reply "
+	  "bytes held for all connections together; past it, a connection with "
+	  "bytes held is not read until they fall" },
+	{ "config", STR, FIELD(config), 0, 0, 0, NULL, 0, 0, NULL,
 	  "settings file: one 'key value' per line" },
-	{ "fp-cores", T_UINT, 0, FIELD(fp_cores), 1, HG_MAX_FP_CORES, 0, 0,
-	  NULL, "1", "fast-path cores, one TX queue and --rx-queues RX queues each" },
-	{ "rx-queues", T_UINT, 0, FIELD(rx_queues), 1, HG_MAX_RXQ, 0, 0, NULL,
-	  "1", "RX queues per fast-path core: above 1, tenants get queues of "
-	  "their own (rx-queue) where the link steers (a memif peer that "
-	  "reads the map, a NIC's rte_flow); af_packet and tap share one" },
-	{ "sessions", T_UINT, 0, FIELD(sessions), HG_SESSIONS_MIN, HG_SESSIONS_MAX,
-	  0, 0, NULL, "65536", "RPC session slots per fast-path core; each "
+	{ "fp-cores", U64, FIELD(fp_cores), 1, HG_MAX_FP_CORES, 0, "1", 0, 0, NULL,
+	  "fast-path cores, one TX queue and --rx-queues RX queues each" },
+	{ "rx-queues", U64, FIELD(rx_queues), 1, HG_MAX_RXQ, 0, "1", 0, 0, NULL,
+	  "RX queues per fast-path core: above 1, tenants get queues of their "
+	  "own (rx-queue) where the link steers (a memif peer that reads the "
+	  "map, a NIC's rte_flow); af_packet and tap share one" },
+	{ "sessions", U64, FIELD(sessions), HG_SESSIONS_MIN, HG_SESSIONS_MAX, 0,
+	  "65536", 0, 0, NULL, "RPC session slots per fast-path core; each "
 	  "tenant with RPC ports reserves its max-sessions of them" },
-	{ "refill-ns", T_UINT, 1, FIELD(refill_ns), 100, 1000000000, 0, 0,
-	  NULL, "1000", "budget refill period (ns)" },
-	{ "tick-us", T_UINT, 1, FIELD(tick_us), 1, 1000, 0, 0, NULL, "10",
+	{ "refill-ns", U64, FIELD(refill_ns), 100, 1000000000, 0, "1000", 1, 0,
+	  NULL, "budget refill period (ns)" },
+	{ "tick-us", U64, FIELD(tick_us), 1, 1000, 0, "10", 1, 0, NULL,
 	  "with slow-idle sleep|yield: the slow path's period while a tenant "
 	  "has credits or a long request to watch (else it waits for events)" },
-	{ "boost", T_DOUBLE, 1, FIELD(boost), 0, 0, 0.01, 1.0, NULL, "0.85",
+	{ "boost", HG_SET_DOUBLE, FIELD(boost), 0.01, 1.0, 0, "0.85", 1, 0, NULL,
 	  "share of elapsed cycles handed out per refill" },
-	{ "cap", T_UINT, 1, FIELD(cap), 100, 1000000000, 0, 0, NULL, "15000",
+	{ "cap", U64, FIELD(cap), 100, 1000000000, 0, "15000", 1, 0, NULL,
 	  "per-core budget cap of tenants added later (cycles)" },
-	{ "cap-batches", T_UINT, 1, FIELD(cap_batches), 0, 16, 0, 0, NULL, "2",
+	{ "cap-batches", U64, FIELD(cap_batches), 0, 16, 0, "2", 1, 0, NULL,
 	  "a tenant's effective cap is at least this many batches of its "
 	  "measured cost per datagram (0: the configured cap only)" },
-	{ "protection", T_ENUM, 1, FIELD(protection), 0, 0, 0, 0, on_off,
-	  "on", "time protection on or off" },
-	{ "idle", T_ENUM, 1, FIELD(idle), 0, 0, 0, 0, idle_modes, "poll",
-	  "what a fast-path core does without work: poll|yield|sleep" },
-	{ "slow-idle", T_ENUM, 1, FIELD(slow_idle), 0, 0, 0, 0, idle_modes,
-	  "sleep", "how the slow path waits between refills: poll|yield|sleep "
-	  "(poll needs a core of its own)" },
-	{ "rx-overbudget", T_ENUM, 1, FIELD(rx_overbudget), 0, 0, 0, 0,
-	  admit_drop, "drop",
-	  "an out-of-budget tenant's received datagrams: admit|drop" },
+	{ "protection", HG_SET_BOOL, FIELD(protection), 0, 0, 0, "on", 1, 0, NULL,
+	  "time protection on or off" },
+	{ "idle", HG_SET_ENUM, FIELD(idle), 0, 0, 0, "poll", 1, 0, idle_modes,
+	  "what a fast-path core does without work" },
+	{ "slow-idle", HG_SET_ENUM, FIELD(slow_idle), 0, 0, 0, "sleep", 1, 0,
+	  idle_modes, "how the slow path waits between refills (poll needs a "
+	  "core of its own)" },
+	{ "rx-overbudget", HG_SET_ENUM, FIELD(rx_overbudget), 0, 0, 0, "drop", 1,
+	  0, admit_drop, "an out-of-budget tenant's received datagrams" },
+};
+
+#undef U64
+#undef STR
+
+#define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
+
+static const struct hg_settings daemon_settings = {
+	.row = settings, .n = N_SETTINGS,
+	.unknown = "unknown setting", .unknown_hint = "",
+	.fixed = "can only be set at startup; restart to change it",
 };
 
 /* Settings given as flags: they win over the file, at startup and at
@@ -110,166 +106,28 @@ hg_config_set_hook(hg_config_hook hook)
 	live_hook = hook;
 }
 
-static const struct setting *
-find(const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < N_SETTINGS; i++)
-		if (strcmp(settings[i].name, key) == 0)
-			return &settings[i];
-	return NULL;
-}
-
-int
-hg_parse_cidr(const char *s, uint32_t *ip_net, uint32_t *prefix)
-{
-	char addr[32], *end;
-	const char *slash = strchr(s, '/');
-	struct in_addr in;
-	unsigned long p;
-
-	if (slash == NULL || (size_t)(slash - s) >= sizeof(addr))
-		return -1;
-	memcpy(addr, s, slash - s);
-	addr[slash - s] = '\0';
-	errno = 0;
-	p = strtoul(slash + 1, &end, 10);
-	if (inet_pton(AF_INET, addr, &in) != 1 || errno || *end ||
-	    end == slash + 1 || p < 16 || p > 30)
-		return -1;
-	*ip_net = in.s_addr;
-	*prefix = (uint32_t)p;
-	return 0;
-}
-
-static int
-parse_value(const struct setting *s, const char *v, char *err, size_t n)
-{
-	char *end;
-	size_t i;
-
-	switch (s->type) {
-	case T_UINT: {
-		unsigned long long u;
-
-		errno = 0;
-		u = strtoull(v, &end, 10);
-		if (!isdigit((unsigned char)*v) || *end || errno ||
-		    u < s->umin || u > s->umax) {
-			snprintf(err, n, "%s must be an integer in [%" PRIu64
-				 ", %" PRIu64 "], not '%s'", s->name, s->umin,
-				 s->umax, v);
-			return -EINVAL;
-		}
-		*(uint64_t *)s->ptr = u;
-		return 0;
-	}
-	case T_DOUBLE: {
-		double d;
-
-		errno = 0;
-		d = strtod(v, &end);
-		if (end == v || *end || errno || !(d >= s->dmin && d <= s->dmax)) {
-			snprintf(err, n, "%s must be a number in [%g, %g], not '%s'",
-				 s->name, s->dmin, s->dmax, v);
-			return -EINVAL;
-		}
-		*(double *)s->ptr = d;
-		return 0;
-	}
-	case T_ENUM:
-		for (i = 0; s->choices[i] != NULL; i++) {
-			if (strcmp(s->choices[i], v) == 0) {
-				*(uint64_t *)s->ptr = i;
-				return 0;
-			}
-		}
-		snprintf(err, n, "%s must be one of %s%s%s%s%s, not '%s'", s->name,
-			 s->choices[0], s->choices[1] ? "|" : "",
-			 s->choices[1] ? s->choices[1] : "",
-			 s->choices[1] && s->choices[2] ? "|" : "",
-			 s->choices[1] && s->choices[2] ? s->choices[2] : "", v);
-		return -EINVAL;
-	case T_CIDR: {
-		uint32_t ip, p;
-
-		if (hg_parse_cidr(v, &ip, &p) < 0) {
-			snprintf(err, n, "%s must be IPv4ADDR/PREFIX with prefix "
-				 "16..30, not '%s'", s->name, v);
-			return -EINVAL;
-		}
-	}
-		/* stored as text */
-		__attribute__((fallthrough));
-	case T_STR:
-		if (strlen(v) >= s->size) {
-			snprintf(err, n, "%s is too long (max %zu)", s->name,
-				 s->size - 1);
-			return -EINVAL;
-		}
-		strcpy(s->ptr, v);
-		return 0;
-	}
-	return -EINVAL;
-}
-
 int
 hg_config_set(const char *key, const char *value, int runtime, char *err,
 	      size_t errlen)
 {
-	const struct setting *s = find(key);
-	int rc;
+	int rc = hg_settings_set(&daemon_settings, &hg_cfg, key, value, runtime,
+				 NULL, err, errlen);
 
-	if (s == NULL) {
-		snprintf(err, errlen, "unknown setting '%s'", key);
-		return -ENOENT;
-	}
-	if (runtime && !s->live) {
-		snprintf(err, errlen, "'%s' can only be set at startup", key);
-		return -EPERM;
-	}
-	rc = parse_value(s, value, err, errlen);
 	if (rc == 0 && runtime && live_hook != NULL)
 		live_hook();
 	return rc;
 }
 
-/* s's value in c (hg_cfg or a copy of it) as text. */
 static void
-format_in(const struct hg_config *c, const struct setting *s, char *out,
-	  size_t n)
+format(const struct hg_setting *s, char *out, size_t n)
 {
-	const void *p = (const char *)c + ((const char *)s->ptr -
-					   (const char *)&hg_cfg);
-
-	switch (s->type) {
-	case T_UINT:
-		snprintf(out, n, "%" PRIu64, *(const uint64_t *)p);
-		break;
-	case T_DOUBLE:
-		snprintf(out, n, "%g", *(const double *)p);
-		break;
-	case T_ENUM:
-		snprintf(out, n, "%s", s->choices[*(const uint64_t *)p]);
-		break;
-	case T_STR:
-	case T_CIDR:
-		snprintf(out, n, "%s", (const char *)p);
-		break;
-	}
-}
-
-static void
-format(const struct setting *s, char *out, size_t n)
-{
-	format_in(&hg_cfg, s, out, n);
+	hg_setting_format(s, &hg_cfg, out, n);
 }
 
 int
 hg_config_get(const char *key, char *out, size_t n)
 {
-	const struct setting *s = find(key);
+	const struct hg_setting *s = hg_settings_find(&daemon_settings, key);
 
 	if (s == NULL)
 		return -ENOENT;
@@ -292,18 +150,12 @@ hg_config_foreach(hg_config_visit fn, void *arg)
 void
 hg_config_defaults(void)
 {
-	char err[128];
-	size_t i;
-
-	memset(&hg_cfg, 0, sizeof(hg_cfg));
-	for (i = 0; i < N_SETTINGS; i++)
-		if (settings[i].def[0] != '\0')
-			parse_value(&settings[i], settings[i].def, err, sizeof(err));
+	hg_settings_defaults(&daemon_settings, &hg_cfg, sizeof(hg_cfg));
 }
 
 /* The last line of f that sets s, or 0. */
 static int
-line_of(const struct hg_conf_file *f, const struct setting *s)
+line_of(const struct hg_conf_file *f, const struct hg_setting *s)
 {
 	size_t i;
 	int line = 0;
@@ -319,22 +171,17 @@ static int
 check_startup_only(const struct hg_conf_file *f, const struct hg_config *old,
 		   const char *path, char *err, size_t errlen)
 {
-	char a[256], b[256];
-	size_t i;
+	const struct hg_setting *fixed;
+	char a[256], why[160];
 
-	for (i = 0; i < N_SETTINGS; i++) {
-		if (settings[i].live)
-			continue;
-		format_in(old, &settings[i], a, sizeof(a));
-		format(&settings[i], b, sizeof(b));
-		if (strcmp(a, b) != 0) {
-			snprintf(err, errlen, "%s:%d: %s can only be set at startup "
-				 "(running with %.40s); restart to change it", path,
-				 line_of(f, &settings[i]), settings[i].name, a);
-			return -EPERM;
-		}
-	}
-	return 0;
+	hg_settings_diff(&daemon_settings, old, &hg_cfg, &fixed);
+	if (fixed == NULL)
+		return 0;
+	hg_setting_format(fixed, old, a, sizeof(a));
+	hg_settings_fixed(&daemon_settings, fixed, why, sizeof(why));
+	snprintf(err, errlen, "%s:%d: %s (running with %.40s)", path,
+		 line_of(f, fixed), why, a);
+	return -EPERM;
 }
 
 /* What the file said, at startup, of each setting a flag gave. */
@@ -346,7 +193,7 @@ static char file_said[N_SETTINGS][256];
  * reported as applied; the line the daemon started with, or one that
  * says what runs, passes. */
 static int
-flag_wins(const struct setting *s, const char *value, int running, char *e,
+flag_wins(const struct hg_setting *s, const char *value, int running, char *e,
 	  size_t n)
 {
 	struct hg_config keep = hg_cfg;
@@ -378,13 +225,13 @@ hg_config_apply_file(const struct hg_conf_file *f, const char *path,
 		     int running, char *err, size_t errlen)
 {
 	struct hg_config old = hg_cfg;
-	const struct setting *s;
+	const struct hg_setting *s;
 	char e[256];
 	size_t i;
 	int rc = 0;
 
 	for (i = 0; rc == 0 && i < f->n_set; i++) {
-		s = find(f->set[i].key);
+		s = hg_settings_find(&daemon_settings, f->set[i].key);
 		if (s != NULL && from_flag[s - settings]) {
 			if ((rc = flag_wins(s, f->set[i].value, running, e, sizeof(e))) < 0)
 				snprintf(err, errlen, "%s:%d: %s", path, f->set[i].line, e);
@@ -414,10 +261,11 @@ hg_config_changes(const struct hg_config *old, hg_config_change fn, void *arg)
 	size_t i;
 
 	for (i = 0; i < N_SETTINGS; i++) {
-		format_in(old, &settings[i], a, sizeof(a));
+		if (hg_setting_same(&settings[i], old, &hg_cfg))
+			continue;
+		hg_setting_format(&settings[i], old, a, sizeof(a));
 		format(&settings[i], b, sizeof(b));
-		if (strcmp(a, b) != 0)
-			fn(arg, settings[i].name, a, b);
+		fn(arg, settings[i].name, a, b);
 	}
 }
 
@@ -450,6 +298,7 @@ load_file(const char *path)
 void
 hg_config_usage(FILE *f)
 {
+	char bounds[96];
 	size_t i;
 
 	fprintf(f, "usage: hourglassd [EAL options] -- --ip ADDR/PREFIX [options]\n\n"
@@ -457,11 +306,13 @@ hg_config_usage(FILE *f)
 		"for example:\n"
 		"  --no-huge -m 512 --lcores 0@0,1@1 --vdev net_af_packet0,iface=veth0\n"
 		"\noptions (after '--'; also KEY VALUE lines in --config FILE):\n");
-	for (i = 0; i < N_SETTINGS; i++)
-		fprintf(f, "  --%-12s %s (default: %s)%s\n",
-			settings[i].name, settings[i].help,
-			settings[i].def[0] ? settings[i].def : "none",
+	for (i = 0; i < N_SETTINGS; i++) {
+		hg_setting_bounds(&settings[i], bounds, sizeof(bounds));
+		fprintf(f, "  --%-12s %s: %s (default: %s)%s\n",
+			settings[i].name, settings[i].help, bounds,
+			settings[i].def ? settings[i].def : "none",
 			settings[i].live ? "" : " [startup only]");
+	}
 	fprintf(f, "  --help        this text\n  --version     the version\n");
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Daemon settings. One table (config.c) drives the command-line flags, the
- * --config file and `hgctl config get|set`, Redis config.c style.
+ * Daemon settings. One table of the settings engine (settings.h,
+ * config.c) drives the command-line flags, the --config file and `hgctl
+ * config get|set`, Redis config.c style.
  */
 #ifndef HG_SLOWPATH_CONFIG_H
 #define HG_SLOWPATH_CONFIG_H
@@ -9,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "settings.h"	/* hg_parse_cidr */
 
 struct hg_config {
 	char ip[32];		/* ADDR/PREFIX */
@@ -29,10 +32,10 @@ struct hg_config {
 	uint64_t cap;
 	uint64_t cap_batches;	/* effective cap: batches of measured cost */
 	double boost;
-	uint64_t protection;	/* index into on/off */
-	uint64_t idle;		/* enum hg_idle_mode */
-	uint64_t slow_idle;	/* enum hg_idle_mode, the slow path's */
-	uint64_t rx_overbudget;	/* index into admit/drop */
+	int protection;		/* off|on */
+	int idle;		/* enum hg_idle_mode */
+	int slow_idle;		/* enum hg_idle_mode, the slow path's */
+	int rx_overbudget;	/* index into admit/drop */
 };
 
 extern struct hg_config hg_cfg;
@@ -79,8 +82,5 @@ void hg_config_changed(void);
 int hg_config_parse_args(int argc, char **argv);
 /* The daemon's options, one line each, and how EAL's go before them. */
 void hg_config_usage(FILE *f);
-
-/* Parses ADDR/PREFIX; prefix 16..30. */
-int hg_parse_cidr(const char *s, uint32_t *ip_net, uint32_t *prefix);
 
 #endif /* HG_SLOWPATH_CONFIG_H */

@@ -129,15 +129,13 @@ check_line(struct hg_registry *reg, struct plan *p, size_t i, char *err,
 	   size_t errlen)
 {
 	const struct hg_conf_tenant *t = &p->f->ten[i];
-	const struct hg_tenant_setting *fixed;
+	const struct hg_setting *fixed;
 	char e[HG_ERR_LEN];
-	unsigned changed = 0;
 	int rc;
 
 	if ((rc = hg_tenant_name_check(t->name, e)) == 0) {
 		hg_tenant_cfg_defaults(&p->cfg[i], hg_cfg.cap);
-		rc = hg_tenant_cfg_apply(&p->cfg[i], t->kv, t->n, 1, &changed, e,
-					 sizeof(e));
+		rc = hg_tenant_cfg_apply(&p->cfg[i], t->kv, t->n, 1, e, sizeof(e));
 	}
 	if (rc < 0) {
 		snprintf(err, errlen, "%s:%d: %s", p->path, t->line, e);
@@ -149,12 +147,12 @@ check_line(struct hg_registry *reg, struct plan *p, size_t i, char *err,
 	if (p->slot[i] < 0)
 		return 0;
 	p->named[p->slot[i]] = 1;
-	hg_tenant_cfg_diff(&reg->t[p->slot[i]].cfg, &p->cfg[i], &fixed);
+	hg_settings_diff(hg_tenant_settings(), &reg->t[p->slot[i]].cfg, &p->cfg[i],
+			 &fixed);
 	if (fixed != NULL) {
-		snprintf(err, errlen, "%s:%d: %s of tenant %s is set when it is "
-			 "added; delete it (or leave it out of the file and "
-			 "reload) to change it", p->path, t->line, fixed->name,
-			 t->name);
+		hg_settings_fixed(hg_tenant_settings(), fixed, e, sizeof(e));
+		snprintf(err, errlen, "%s:%d: tenant %s: %s (or leave it out of "
+			 "the file and reload)", p->path, t->line, t->name, e);
 		return -EPERM;
 	}
 	return 0;
@@ -190,17 +188,16 @@ static void
 say_changes(struct hg_reload_report *rep, const char *name,
 	    const struct hg_tenant_cfg *a, const struct hg_tenant_cfg *b)
 {
-	const struct hg_tenant_setting *t;
+	const struct hg_settings *t = hg_tenant_settings();
 	char va[96], vb[96];
-	size_t n, i;
+	size_t i;
 
-	t = hg_tenant_settings(&n);
-	for (i = 0; i < n; i++) {
-		if (hg_tenant_cfg_same(a, b, &t[i]))
+	for (i = 0; i < t->n; i++) {
+		if (hg_setting_same(&t->row[i], a, b))
 			continue;
-		hg_tenant_cfg_format(a, &t[i], va, sizeof(va));
-		hg_tenant_cfg_format(b, &t[i], vb, sizeof(vb));
-		say(rep, "tenant %s: %s %s -> %s", name, t[i].name, va, vb);
+		hg_setting_format(&t->row[i], a, va, sizeof(va));
+		hg_setting_format(&t->row[i], b, vb, sizeof(vb));
+		say(rep, "tenant %s: %s %s -> %s", name, t->row[i].name, va, vb);
 	}
 }
 

@@ -24,6 +24,7 @@
 
 #include "../common/hg_util.h"
 #include "../fastpath/fp_init.h"
+#include "../fastpath/nap.h"
 #include "config.h"
 #include "config_reload.h"
 #include "core_alloc.h"
@@ -302,6 +303,12 @@ main(int argc, char **argv)
 	raise_fd_limit();
 	if (setup_dp() < 0 || setup_cores() < 0 || hg_port_init(dp, dp->mbufs) < 0)
 		goto out_eal;
+	for (i = 0; i < dp->n_cores; i++) {
+		unsigned armed = hg_nap_init(dp, &dp->core[i]);
+
+		HG_LOG(INFO, "fast-path core %u naps on %u RX interrupt%s", i, armed,
+		       armed == 1 ? "" : "s");
+	}
 	hg_config_set_hook(push_live_settings);
 	hg_registry_init(&reg, dp);
 	/* before the sockets: a daemon whose file is wrong never answers */
@@ -324,7 +331,11 @@ main(int argc, char **argv)
 	/* shutdown: stop the cores first, then what they were using */
 	HG_LOG(INFO, "shutting down");
 	dp->quit = 1;
+	for (i = 0; i < dp->n_cores; i++)
+		hg_nap_wake(&dp->core[i]);
 	rte_eal_mp_wait_lcore();
+	for (i = 0; i < dp->n_cores; i++)
+		hg_nap_fini(&dp->core[i]);
 	rc = EXIT_SUCCESS;
 out_reg:
 	hg_ctl_close(ctl);

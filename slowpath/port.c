@@ -134,6 +134,9 @@ hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 	}
 	dp->port_id = port;
 	want_rss(dp, &info, &conf);
+	/* --idle sleep naps on them (fastpath/nap.h) */
+	conf.intr_conf.rxq = strcmp(info.driver_name, "net_memif") == 0 ||
+			     strcmp(info.driver_name, "net_tap") == 0;
 	rc = setup_queues(port, (uint16_t)nrx, (uint16_t)nq, pool, &conf);
 	if (rc == 0)
 		rc = probe_flow(dp, port, pool, &conf);

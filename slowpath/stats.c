@@ -96,7 +96,7 @@ workers_info(struct hg_arena *a, struct hg_registry *reg, unsigned slot)
 	if (w == NULL)
 		return NULL;
 	/* the policy's word as the settings table spells it */
-	hg_tenant_cfg_format(&t->cfg, hg_tenant_setting_find("policy"), pol, sizeof(pol));
+	hg_setting_format(hg_tenant_setting_find("policy"), &t->cfg, pol, sizeof(pol));
 	if ((w->policy = hg_arena_strdup(a, pol)) == NULL)
 		return NULL;
 	w->active = hg_core_active(reg, (int)slot);
@@ -118,7 +118,7 @@ workers_info(struct hg_arena *a, struct hg_registry *reg, unsigned slot)
 /* One row of the settings table with c's value; schema: the row's bounds,
  * default, live and help too. */
 static Hg__TenantSetting *
-setting_msg(struct hg_arena *a, const struct hg_tenant_setting *s,
+setting_msg(struct hg_arena *a, const struct hg_setting *s,
 	    const struct hg_tenant_cfg *c, const struct hg_tenant_cfg *def,
 	    int schema)
 {
@@ -127,15 +127,15 @@ setting_msg(struct hg_arena *a, const struct hg_tenant_setting *s,
 
 	if (m == NULL)
 		return NULL;
-	hg_tenant_cfg_format(c, s, v, sizeof(v));
+	hg_setting_format(s, c, v, sizeof(v));
 	m->key = (char *)s->name;
 	m->value = hg_arena_strdup(a, v);
-	m->number = hg_tenant_setting_numeric(s, v);
-	m->is_default = hg_tenant_cfg_same(c, def, s);
+	m->number = hg_setting_numeric(s, v);
+	m->is_default = hg_setting_same(s, c, def);
 	if (schema) {
-		hg_tenant_setting_bounds(s, v, sizeof(v));
+		hg_setting_bounds(s, v, sizeof(v));
 		m->bounds = hg_arena_strdup(a, v);
-		hg_tenant_cfg_format(def, s, v, sizeof(v));
+		hg_setting_format(s, def, v, sizeof(v));
 		m->def = hg_arena_strdup(a, v);
 		m->has_live = 1;
 		m->live = s->live;
@@ -153,11 +153,11 @@ settings_msgs(struct hg_arena *a, const struct hg_tenant_cfg *c,
 	      const struct hg_tenant_cfg *def, const char *key, int schema,
 	      size_t *n)
 {
-	const struct hg_tenant_setting *t;
+	const struct hg_settings *tab = hg_tenant_settings();
+	const struct hg_setting *t = tab->row;
 	Hg__TenantSetting **m;
-	size_t rows, i;
+	size_t rows = tab->n, i;
 
-	t = hg_tenant_settings(&rows);
 	*n = 0;
 	if ((m = hg_arena_alloc(a, rows * sizeof(*m))) == NULL)
 		return NULL;
@@ -376,6 +376,10 @@ core_stats(const struct hg_fp_core *fc, struct hg_arena *a)
 	cs->has_flushes = 1;
 	cs->flushes = LOAD(fc->flushes);
 	cs->idle_passes = LOAD(fc->idle_passes);
+	cs->has_naps = cs->has_nap_wakes = cs->has_rx_interrupts = 1;
+	cs->naps = LOAD(fc->naps);
+	cs->nap_wakes = LOAD(fc->nap_wakes);
+	cs->rx_interrupts = LOAD(fc->n_armed);
 	cs->rx_packets = LOAD(fc->rx_pkts);
 	cs->tx_packets = LOAD(fc->tx_pkts);
 	cs->drops = counters(a, fc->drops, hg_core_drop_names, HG_DROP_N);

@@ -10,6 +10,7 @@
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 
+#include "../fastpath/nap.h"
 #include "config.h"
 #include "credit_pool.h"
 #include "flow_rules.h"
@@ -82,6 +83,7 @@ send_cmd(struct hg_registry *reg, struct hg_cmd cmd, uint64_t *target)
 	for (c = 0; c < reg->dp->n_cores; c++) {
 		rte_ring_sp_enqueue_elem(reg->dp->core[c].cmd, &cmd, sizeof(cmd));
 		target[c] = ++reg->cmd_sent[c];
+		hg_nap_wake(&reg->dp->core[c]);	/* a napping core runs it now */
 	}
 }
 
@@ -374,14 +376,15 @@ int
 hg_tenant_update(struct hg_registry *reg, int slot, const struct hg_tenant_cfg *c,
 		 char *err)
 {
-	const struct hg_tenant_setting *fixed;
+	const struct hg_setting *fixed;
+	char why[HG_ERR_LEN - HG_NAME_MAX - 10];
 	unsigned what;
 	int rc;
 
-	what = hg_tenant_cfg_diff(&reg->t[slot].cfg, c, &fixed);
+	what = hg_settings_diff(hg_tenant_settings(), &reg->t[slot].cfg, c, &fixed);
 	if (fixed != NULL) {
-		ERR("%s of tenant %s is set when the tenant is added; delete and "
-		    "add it again", fixed->name, reg->t[slot].name);
+		hg_settings_fixed(hg_tenant_settings(), fixed, why, sizeof(why));
+		ERR("tenant %s: %s", reg->t[slot].name, why);
 		return -EPERM;
 	}
 	if ((rc = hg_tenant_cfg_check(c, err, HG_ERR_LEN)) < 0)
@@ -407,14 +410,12 @@ hg_tenant_add_kv(struct hg_registry *reg, const char *name,
 		 const struct hg_kv *kv, size_t n, char *err)
 {
 	struct hg_tenant_cfg c;
-	unsigned changed = 0;
 	int rc;
 
 	if (!valid_name(name, err))
 		return -EINVAL;
 	hg_tenant_cfg_defaults(&c, hg_cfg.cap);
-	if ((rc = hg_tenant_cfg_apply(&c, kv, n, 1, &changed, err,
-				      HG_ERR_LEN)) < 0)
+	if ((rc = hg_tenant_cfg_apply(&c, kv, n, 1, err, HG_ERR_LEN)) < 0)
 		return rc;
 	return hg_tenant_add(reg, name, &c, err);
 }
@@ -425,7 +426,6 @@ hg_tenant_set_kv(struct hg_registry *reg, const char *name,
 {
 	int slot = hg_tenant_find(reg, name), rc;
 	struct hg_tenant_cfg c;
-	unsigned changed = 0;
 
 	if (slot < 0) {
 		ERR("unknown tenant '%s'", name);
@@ -436,8 +436,7 @@ hg_tenant_set_kv(struct hg_registry *reg, const char *name,
 		return -EINVAL;
 	}
 	c = reg->t[slot].cfg;
-	if ((rc = hg_tenant_cfg_apply(&c, kv, n, 0, &changed, err,
-				      HG_ERR_LEN)) < 0)
+	if ((rc = hg_tenant_cfg_apply(&c, kv, n, 0, err, HG_ERR_LEN)) < 0)
 		return rc;
 	return hg_tenant_update(reg, slot, &c, err);
 }

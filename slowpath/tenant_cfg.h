@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Per-tenant settings: one table (tenant_cfg.c), built like config.c, with
- * a row per setting (its name, the flag's name; type; place in struct
- * hg_tenant_cfg; bounds; default; live or not; help; what to publish when
- * it changes). Everything that reads or writes a tenant's settings walks
- * this table: `hgctl tenant add|set|get`, the config file's tenant lines,
- * `tenant list`, stats and telemetry (issue 11). A change is applied to a
- * copy, checked across fields (hg_tenant_cfg_check), then committed.
+ * Per-tenant settings: one table of the settings engine (settings.h,
+ * tenant_cfg.c), a row per setting of struct hg_tenant_cfg. Everything
+ * that reads or writes a tenant's settings walks it: `hgctl tenant
+ * add|set|get`, the config file's tenant lines, `tenant list`, stats and
+ * telemetry (issue 11). A change is applied to a copy, checked across
+ * fields (hg_tenant_cfg_check), then committed.
  */
 #ifndef HG_SLOWPATH_TENANT_CFG_H
 #define HG_SLOWPATH_TENANT_CFG_H
@@ -15,6 +14,7 @@
 #include <stdint.h>
 
 #include "../fastpath/tenant_pub.h"	/* HG_WEIGHT_ONE */
+#include "settings.h"
 
 /* Preemption of long requests: only when short ones wait (Synergy), or
  * at every quantum expiry even with nothing queued (the ablation). */
@@ -81,82 +81,36 @@ enum hg_tcfg_publish {
 	HG_TCFG_PUB_CORE = 1u << 7,	/* read by the core tick, nothing to push */
 };
 
-enum hg_tcfg_type {
-	HG_TCFG_DOUBLE, HG_TCFG_U32, HG_TCFG_U64, HG_TCFG_I64,
-	HG_TCFG_HUNDREDTHS,		/* uint32: a number kept in hundredths */
-	HG_TCFG_BOOL,			/* int: off|on */
-	HG_TCFG_ENUM,			/* int: index into choices */
-	HG_TCFG_RANGE,			/* two uint32: LO-HI, or none (0-0) */
-	HG_TCFG_UID,			/* uint32: a user name or number */
-	HG_TCFG_GID,			/* int64: a group name, number, or none */
-};
-
 /* One KEY=VALUE of a command or a config-file line. */
 struct hg_kv {
 	const char *key;
 	const char *value;
 };
 
-struct hg_tenant_setting {
-	const char *name;
-	enum hg_tcfg_type type;
-	size_t off;			/* in struct hg_tenant_cfg */
-	double min, max;		/* numbers; each end of a range */
-	int min_open;			/* min itself is refused */
-	const char *def;		/* NULL: the daemon's setting of that name */
-	int live;			/* tenant set may change it */
-	unsigned publish;		/* enum hg_tcfg_publish */
-	const char *const *choices;	/* HG_TCFG_ENUM, NULL-terminated */
-	const char *help;
-};
-
-/* The table; *n its rows. */
-const struct hg_tenant_setting *hg_tenant_settings(size_t *n);
-const struct hg_tenant_setting *hg_tenant_setting_find(const char *key);
+/* The table (tenant_cfg.c) and its rows, for the settings engine. */
+const struct hg_settings *hg_tenant_settings(void);
+const struct hg_setting *hg_tenant_setting_find(const char *key);
 
 /* Every setting at its default; daemon_cap is what `cap` defaults to. */
 void hg_tenant_cfg_defaults(struct hg_tenant_cfg *c, uint64_t daemon_cap);
 
 /* Sets key from text in c. adding: a new tenant (every setting may be
  * given), else only live ones. ORs the setting's publish bits into
- * *changed when the value differs. Returns 0 or -errno with a one-line
- * reason in err. */
+ * *changed (if not NULL) when the value differs. Returns 0 or -errno
+ * with a one-line reason in err. */
 int hg_tenant_cfg_set(struct hg_tenant_cfg *c, const char *key,
 		      const char *value, int adding, unsigned *changed,
 		      char *err, size_t errlen);
 
 /* Sets every pair in c (as hg_tenant_cfg_set), then checks the rules
  * across settings: on failure c may be half-changed, so callers apply to
- * a copy and commit it only on 0. */
+ * a copy and commit it only on 0; what changed is the diff between the
+ * copy and the running settings (hg_settings_diff). */
 int hg_tenant_cfg_apply(struct hg_tenant_cfg *c, const struct hg_kv *kv,
-			size_t n, int adding, unsigned *changed, char *err,
-			size_t errlen);
+			size_t n, int adding, char *err, size_t errlen);
 
 /* The rules that span settings: D_drop >= D_t, RPC ports within the
  * tenant's ports. Returns 0 or -EINVAL with the reason in err. */
 int hg_tenant_cfg_check(const struct hg_tenant_cfg *c, char *err, size_t errlen);
-
-/* One setting's value as text, as hg_tenant_cfg_set reads it back. */
-void hg_tenant_cfg_format(const struct hg_tenant_cfg *c,
-			  const struct hg_tenant_setting *s, char *out, size_t n);
-
-/* Does setting s hold the same value in a and b? */
-int hg_tenant_cfg_same(const struct hg_tenant_cfg *a,
-		       const struct hg_tenant_cfg *b,
-		       const struct hg_tenant_setting *s);
-
-/* The publish bits of every setting that differs between a and b; *fixed
- * (if not NULL) the first differing setting that is not live, else NULL. */
-unsigned hg_tenant_cfg_diff(const struct hg_tenant_cfg *a,
-			    const struct hg_tenant_cfg *b,
-			    const struct hg_tenant_setting **fixed);
-
-/* What s accepts, as text: "[0.01, 10000]", "flow|jsq", ... */
-void hg_tenant_setting_bounds(const struct hg_tenant_setting *s, char *out,
-			      size_t n);
-
-/* Is value (as hg_tenant_cfg_format wrote it) a number, for JSON? */
-int hg_tenant_setting_numeric(const struct hg_tenant_setting *s,
-			      const char *value);
 
 #endif /* HG_SLOWPATH_TENANT_CFG_H */

@@ -502,7 +502,11 @@ rx_queues_json(const Hg__CoreStats *c)
 static json_t *
 core_stats_json(const Hg__CoreStats *c)
 {
-	return json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "core", (int)c->core,
+	return json_pack("{s:i, s:I, s:I, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
+			 "core", (int)c->core,
+			 "naps", (json_int_t)c->naps,
+			 "nap_wakes", (json_int_t)c->nap_wakes,
+			 "rx_interrupts", (int)c->rx_interrupts,
 			 "flushes", (json_int_t)c->flushes,
 			 "unattributed_cycles", (json_int_t)c->unattributed_cycles,
 			 "busy_cycles", (json_int_t)c->busy_cycles,

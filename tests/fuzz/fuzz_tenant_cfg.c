@@ -14,15 +14,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void
 read_back(const struct hg_tenant_cfg *c)
 {
-	const struct hg_tenant_setting *t;
+	const struct hg_settings *tab = hg_tenant_settings();
+	const struct hg_setting *t = tab->row;
 	struct hg_tenant_cfg copy = *c;
 	unsigned changed = 0;
 	char v[96], err[160];
-	size_t n, i;
+	size_t i;
 
-	t = hg_tenant_settings(&n);
-	for (i = 0; i < n; i++) {
-		hg_tenant_cfg_format(c, &t[i], v, sizeof(v));
+	for (i = 0; i < tab->n; i++) {
+		hg_setting_format(&t[i], c, v, sizeof(v));
 		if (hg_tenant_cfg_set(&copy, t[i].name, v, 1, &changed, err,
 				      sizeof(err)) != 0 || changed != 0)
 			__builtin_trap();

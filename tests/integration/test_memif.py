@@ -89,3 +89,4 @@ def test_hgload_over_memif_every_request_answered(mdaemon, cleanup, mode):
     assert r["received"] + r.get("rejected", 0) == r["sent"] and r["lost"] == 0, r
     assert r["received"] > 0.9 * r["sent"], r
     assert d.tenant_stats(name)["total"]["rx"]["packets"] >= r["sent"]
+

@@ -101,9 +101,9 @@ def test_reload_applies_the_difference(net, conf):
 @pytest.mark.parametrize("text,line,has", [
     ("boost 0.7\ntenant gold weight=2 ports=8800-8809\nbogus 1\n", 3, "unknown setting 'bogus'"),
     ("boost 0.7\ntenant gold weight=2 ports=8800-8809\nprotection maybe\n", 3,
-     "protection must be one of off|on"),
+     "protection must be off|on"),
     ("boost 0.7\ntenant gold weight=2 ports=8800-8808\n", 2,
-     "ports of tenant gold is set when it is added"),
+     "tenant gold: ports is set when the tenant is added"),
     ("boost 0.7\ntenant gold ports=8800-8809 dt-us=500\n", 2,
      "ddrop-us (100) must be at least dt-us (500)"),
     ("tenant gold ports=8800-8809\ntenant x ports=8805-8805\n", 2, "port 8805 is tenant gold's"),

@@ -189,3 +189,32 @@ Test(config, a_nul_byte_is_refused_with_its_line)
 	cr_assert_str_eq(err, "2: a NUL byte");
 	hg_conf_file_free(&f);
 }
+
+/* One engine for both tables (settings.h): an enum's refusal names every
+ * choice, not the first three, and a setting that is not live is refused
+ * by the same rule with the table's own reason. */
+Test(config, one_engine_for_daemon_and_tenant_settings)
+{
+	static const char *const five[] = { "a", "b", "c", "d", "e", NULL };
+	static const struct hg_setting row[] = {
+		{ "mode", HG_SET_ENUM, 0, sizeof(int), 0, 0, 0, "a", 0, 1, five, "x" },
+	};
+	static const struct hg_settings tab = { row, 1, "unknown thing", "",
+						"is fixed here" };
+	int mode = 0;
+
+	cr_assert_eq(hg_settings_set(&tab, &mode, "mode", "f", 0, NULL, err,
+				     sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "mode must be a|b|c|d|e, not 'f'");
+	cr_assert_eq(hg_settings_set(&tab, &mode, "mode", "e", 0, NULL, err,
+				     sizeof(err)), 0);
+	cr_assert_eq(mode, 4);
+	cr_assert_eq(hg_settings_set(&tab, &mode, "mode", "b", 1, NULL, err,
+				     sizeof(err)), -EPERM);
+	cr_assert_str_eq(err, "mode is fixed here");
+	cr_assert_eq(hg_settings_set(&tab, &mode, "colour", "b", 0, NULL, err,
+				     sizeof(err)), -ENOENT);
+	cr_assert_str_eq(err, "unknown thing 'colour'");
+	cr_assert_eq(hg_config_set("fp-cores", "2", 1, err, sizeof(err)), -EPERM);
+	cr_assert_str_eq(err, "fp-cores can only be set at startup; restart to change it");
+}

@@ -51,12 +51,11 @@ Test(tenant_cfg, defaults_are_the_designs)
 
 Test(tenant_cfg, every_value_reads_back_as_itself)
 {
-	const struct hg_tenant_setting *t;
+	const struct hg_setting *t = hg_tenant_settings()->row;
 	struct hg_tenant_cfg before;
 	char v[96];
-	size_t n, i;
+	size_t n = hg_tenant_settings()->n, i;
 
-	t = hg_tenant_settings(&n);
 	cr_assert_gt(n, 20);
 	cr_assert_eq(set("weight", "0.3", 0), 0);
 	cr_assert_eq(set("ports", "7000-7009", 1), 0);
@@ -64,7 +63,7 @@ Test(tenant_cfg, every_value_reads_back_as_itself)
 	before = c;
 	changed = 0;
 	for (i = 0; i < n; i++) {
-		hg_tenant_cfg_format(&c, &t[i], v, sizeof(v));
+		hg_setting_format(&t[i], &c, v, sizeof(v));
 		cr_assert_eq(set(t[i].name, v, 1), 0, "%s=%s: %s", t[i].name, v, err);
 		cr_assert(t[i].help != NULL && t[i].publish != 0, "%s", t[i].name);
 	}
@@ -164,9 +163,9 @@ Test(tenant_cfg, owners_by_name_or_number)
 	cr_assert_eq(c.gid, 0);
 	cr_assert_eq(set("gid", "none", 0), 0);
 	cr_assert_eq(c.gid, -1);
-	hg_tenant_cfg_format(&c, hg_tenant_setting_find("gid"), v, sizeof(v));
+	hg_setting_format(hg_tenant_setting_find("gid"), &c, v, sizeof(v));
 	cr_assert_str_eq(v, "none");
-	cr_assert(!hg_tenant_setting_numeric(hg_tenant_setting_find("gid"), v));
+	cr_assert(!hg_setting_numeric(hg_tenant_setting_find("gid"), v));
 	cr_assert_eq(set("gid", "4294967295", 0), -EINVAL);
 }
 
@@ -176,46 +175,43 @@ Test(tenant_cfg, apply_takes_every_pair_then_the_rules)
 				    { "rpc-ports", "7000-7001" } };
 	const struct hg_kv bad[] = { { "weight", "4" }, { "ddrop-us", "10" } };
 
-	cr_assert_eq(hg_tenant_cfg_apply(&c, ok, 3, 1, &changed, err,
-					 sizeof(err)), 0, "%s", err);
+	cr_assert_eq(hg_tenant_cfg_apply(&c, ok, 3, 1, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(c.weight, 2 * HG_WEIGHT_ONE);
 	cr_assert_eq(c.credit.rpc_hi, 7001);
-	cr_assert_eq(hg_tenant_cfg_apply(&c, bad, 2, 0, &changed, err,
-					 sizeof(err)), -EINVAL,
+	cr_assert_eq(hg_tenant_cfg_apply(&c, bad, 2, 0, err, sizeof(err)), -EINVAL,
 		     "D_drop 10 < D_t 50: the rules across settings run last");
 	cr_assert(strstr(err, "ddrop-us") != NULL, "%s", err);
-	cr_assert_eq(hg_tenant_cfg_apply(&c, ok, 1, 0, &changed, err,
-					 sizeof(err)), -EPERM, "ports are fixed");
+	cr_assert_eq(hg_tenant_cfg_apply(&c, ok, 1, 0, err, sizeof(err)), -EPERM, "ports are fixed");
 }
 
 Test(tenant_cfg, diff_names_what_changed_and_what_cannot)
 {
-	const struct hg_tenant_setting *fixed;
+	const struct hg_setting *fixed;
 	struct hg_tenant_cfg b = c;
 
-	cr_assert_eq(hg_tenant_cfg_diff(&c, &b, &fixed), 0);
+	cr_assert_eq(hg_settings_diff(hg_tenant_settings(), &c, &b, &fixed), 0);
 	cr_assert_null(fixed);
 	b.weight = 5 * HG_WEIGHT_ONE;
 	b.credit.dt_us = 70;
-	cr_assert_eq(hg_tenant_cfg_diff(&c, &b, &fixed),
+	cr_assert_eq(hg_settings_diff(hg_tenant_settings(), &c, &b, &fixed),
 		     HG_TCFG_PUB_BUDGET | HG_TCFG_PUB_CREDIT);
 	cr_assert_null(fixed, "both are live");
 	b.port_lo = b.port_hi = 9;
-	hg_tenant_cfg_diff(&c, &b, &fixed);
+	hg_settings_diff(hg_tenant_settings(), &c, &b, &fixed);
 	cr_assert_not_null(fixed);
 	cr_assert_str_eq(fixed->name, "ports");
-	cr_assert(!hg_tenant_cfg_same(&c, &b, hg_tenant_setting_find("weight")));
-	cr_assert(hg_tenant_cfg_same(&c, &b, hg_tenant_setting_find("cap")));
+	cr_assert(!hg_setting_same(hg_tenant_setting_find("weight"), &c, &b));
+	cr_assert(hg_setting_same(hg_tenant_setting_find("cap"), &c, &b));
 }
 
 Test(tenant_cfg, bounds_text_for_help)
 {
 	char b[96];
 
-	hg_tenant_setting_bounds(hg_tenant_setting_find("preempt"), b, sizeof(b));
+	hg_setting_bounds(hg_tenant_setting_find("preempt"), b, sizeof(b));
 	cr_assert_str_eq(b, "off|on|always");
-	hg_tenant_setting_bounds(hg_tenant_setting_find("beta"), b, sizeof(b));
+	hg_setting_bounds(hg_tenant_setting_find("beta"), b, sizeof(b));
 	cr_assert_str_eq(b, "(0, 1]");
-	cr_assert(hg_tenant_setting_numeric(hg_tenant_setting_find("weight"), "2"));
-	cr_assert(!hg_tenant_setting_numeric(hg_tenant_setting_find("ports"), "1-2"));
+	cr_assert(hg_setting_numeric(hg_tenant_setting_find("weight"), "2"));
+	cr_assert(!hg_setting_numeric(hg_tenant_setting_find("ports"), "1-2"));
 }
