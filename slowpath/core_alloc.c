@@ -21,7 +21,7 @@
 #include "core_alloc.h"
 #include "credit_pool.h"
 #include "log.h"
-#include "tenant.h"
+#include "registry.h"
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define BELLS_MAX 64	/* park bells collected per call */
