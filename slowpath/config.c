@@ -24,6 +24,10 @@ static const char *const admit_drop[] = { "admit", "drop", NULL };
 #define STR HG_SET_STR
 
 _Static_assert(HG_SESSIONS == 65536, "sessions' default is HG_SESSIONS");
+_Static_assert(sizeof(hg_cfg.config) <= HG_SETTING_VALUE_MAX &&
+	       sizeof(hg_cfg.ctl) <= HG_SETTING_VALUE_MAX &&
+	       sizeof(hg_cfg.app_ctl) <= HG_SETTING_VALUE_MAX &&
+	       sizeof(hg_cfg.ip) <= HG_SETTING_VALUE_MAX, "the engine holds a value");
 
 /* name, type, offset and size, min, max, min open, default, live,
  * publish (unused: a live change runs the hook), choices, help */

@@ -270,7 +270,7 @@ hg_settings_set(const struct hg_settings *t, void *obj, const char *key,
 		size_t errlen)
 {
 	const struct hg_setting *s = hg_settings_find(t, key);
-	uint8_t *p = (uint8_t *)obj, old[256];
+	uint8_t *p = (uint8_t *)obj, old[HG_SETTING_VALUE_MAX];
 	char b[96];
 
 	if (s == NULL) {

@@ -28,6 +28,10 @@ enum hg_set_type {
 	HG_SET_CIDR,		/* char[size]: ADDR/PREFIX, prefix 16..30 */
 };
 
+/* The largest value a row holds (a STR or CIDR buffer); tables assert
+ * their buffers fit. */
+#define HG_SETTING_VALUE_MAX 256u
+
 struct hg_setting {
 	const char *name;
 	enum hg_set_type type;
