@@ -303,7 +303,7 @@ demo: deps
 	@HG_BUILD=$(BUILD) $(PYTHON) tools/demo.py
 
 # every bench, in turn; BENCHES="isolation kv" runs some (bench/NAME)
-BENCHES ?= fastpath_cost overhead isolation steering overload scale weights \
+BENCHES ?= fastpath_cost overhead isolation steering overload scale weights wakeup \
 	   versus-kernel policies coresync kv feedback scheduling
 bench: deps
 	@$(MAKE) --no-print-directory all

@@ -225,6 +225,7 @@ struct hg_dp {
 	struct hg_live live;
 	uint32_t rx_steer;		/* enum hg_rx_steer, set before start */
 	uint32_t rxq_per_core;		/* 1 with HG_RX_SHARED */
+	uint32_t rx_intr;		/* RX queues have interrupts (nap.h) */
 	uint32_t rxq_tenants[HG_MAX_RXQ];	/* active tenants per rx-queue,
 						 * atomic: a queue of one tenant
 						 * delays nobody else */

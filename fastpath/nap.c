@@ -33,7 +33,7 @@ hg_nap_init(struct hg_dp *dp, struct hg_fp_core *c)
 		hg_nap_fini(c);
 		return 0;
 	}
-	for (q = 0; q < c->n_rxq; q++) {
+	for (q = 0; dp->rx_intr && q < c->n_rxq; q++) {
 		fd = rte_eth_dev_rx_intr_ctl_q_get_fd(dp->port_id, c->rxq[q].id);
 		if (fd < 0 || watch(c->nap_ep, fd, q + 1) < 0)
 			break;

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * How an idle fast-path core waits under --idle sleep (nap.c): blocked on
- * its RX queues' interrupts where the PMD has them (net_memif: the peer
- * writes an eventfd when the daemon unmasks the ring; net_tap: the tap
- * queue's fd) and on a wake-up eventfd the slow path writes after a
- * command, with a timeout that grows with idleness (10 us .. 1 ms): the
- * apps' transmit rings ring no bell, so the core still looks at them
- * when the timeout ends. Without interrupts (net_af_packet) it sleeps
- * the timeout out, as TAS's fast path does without its blocking mode.
+ * its RX queues' interrupts where the PMD hands out their fd (net_tap:
+ * the tap queue's fd; port.c asks for them) and on a wake-up eventfd the
+ * slow path writes after a command, with a timeout that grows with
+ * idleness (10 us .. 1 ms): the apps' transmit rings ring no bell, so
+ * the core still looks at them when the timeout ends. Without (net_
+ * af_packet; net_memif, whose PMD keeps its queues' eventfds inside) it
+ * waits for the wake-up or the timeout.
  */
 #ifndef HG_FASTPATH_NAP_H
 #define HG_FASTPATH_NAP_H

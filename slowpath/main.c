@@ -306,8 +306,9 @@ main(int argc, char **argv)
 	for (i = 0; i < dp->n_cores; i++) {
 		unsigned armed = hg_nap_init(dp, &dp->core[i]);
 
-		HG_LOG(INFO, "fast-path core %u naps on %u RX interrupt%s", i, armed,
-		       armed == 1 ? "" : "s");
+		if (armed > 0)
+			HG_LOG(INFO, "fast-path core %u naps on %u RX interrupt%s", i,
+			       armed, armed == 1 ? "" : "s");
 	}
 	hg_config_set_hook(push_live_settings);
 	hg_registry_init(&reg, dp);

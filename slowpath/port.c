@@ -134,9 +134,11 @@ hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 	}
 	dp->port_id = port;
 	want_rss(dp, &info, &conf);
-	/* --idle sleep naps on them (fastpath/nap.h) */
-	conf.intr_conf.rxq = strcmp(info.driver_name, "net_memif") == 0 ||
-			     strcmp(info.driver_name, "net_tap") == 0;
+	/* --idle sleep naps on them (fastpath/nap.h) where the PMD hands
+	 * out the queue's fd: net_tap. net_memif keeps its eventfds in its
+	 * queues, af_packet has none; a NIC's need VFIO's MSI-X, untried. */
+	dp->rx_intr = strcmp(info.driver_name, "net_tap") == 0;
+	conf.intr_conf.rxq = (uint16_t)dp->rx_intr;
 	rc = setup_queues(port, (uint16_t)nrx, (uint16_t)nq, pool, &conf);
 	if (rc == 0)
 		rc = probe_flow(dp, port, pool, &conf);

@@ -80,3 +80,16 @@ def test_an_idle_core_naps_on_the_tap_queue_and_a_datagram_wakes_it(tapd, cleanu
     assert after["nap_wakes"] - before["nap_wakes"] >= 10, (before, after)
     print(f"\nround trip to an idle daemon over net_tap: median "
           f"{statistics.median(rtt):.0f} us, max {max(rtt):.0f} us")
+
+
+def test_a_command_from_the_slow_path_wakes_a_napping_core(tapd):
+    """The slow path rings the core after a command (a tenant's release):
+    the core runs it at once instead of after its nap."""
+    d, _ = tapd
+    d.hgctl("tenant", "add", "gone", "--ports", "7901-7901")
+    time.sleep(0.2)		# idle: the core naps its longest
+    before = core(d)
+    d.hgctl("tenant", "del", "gone")
+    after = core(d)
+    assert "gone" not in d.tenants()
+    assert after["nap_wakes"] > before["nap_wakes"], (before, after)
