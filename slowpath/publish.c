@@ -57,10 +57,9 @@ hg_publish_settings(struct hg_registry *reg, int slot, unsigned what)
 		publish_steering(&reg->dp->tenant[slot], c);
 		PUT(&pub->steer_jsq, (uint32_t)c->steer.jsq);
 	}
-	if (what & HG_TCFG_PUB_BUDGET) {
+	/* the cap and quantum: hg_publish_cap, from refill.c */
+	if (what & HG_TCFG_PUB_BUDGET)
 		PUT(&pub->weight, c->weight);
-		PUT(&pub->quantum, c->cap);
-	}
 	if (what & HG_TCFG_PUB_EXTRA)
 		PUT(&pub->extra_cycles, c->extra_cycles);
 	if (what & HG_TCFG_PUB_SESSIONS)
