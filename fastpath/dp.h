@@ -214,8 +214,15 @@ struct hg_live {
 	uint32_t rx_drop;		/* drop an out-of-budget tenant's RX */
 };
 
+struct hg_mif;
+struct rte_rcu_qsbr;
+
 struct hg_dp {
-	uint16_t port_id;
+	uint16_t port_id;		/* the ethdev, unless mif */
+	struct hg_mif *mif;		/* the daemon's memif link (link.h), or NULL */
+	/* each core reports a quiescent point per pass, and goes offline
+	 * while it naps: what the slow path unpublished is freed after */
+	struct rte_rcu_qsbr *qs;
 	uint32_t n_cores;
 	uint32_t ip;			/* network order */
 	uint32_t prefix;

@@ -24,7 +24,8 @@
 	X(MULTISEG, "multi_segment")          \
 	X(ARP_UNASKED, "unsolicited_arp")     \
 	X(NIC_FULL, "nic_tx_full")            \
-	X(NO_MBUF, "no_mbuf")
+	X(NO_MBUF, "no_mbuf")                 \
+	X(LINK_DESC, "bad_link_descriptor")
 
 /* Drops charged to a tenant. */
 #define HG_TENANT_DROPS(X)                    \

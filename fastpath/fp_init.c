@@ -10,6 +10,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
 
 #include "dp.h"
 #include "fp_init.h"
@@ -97,6 +98,23 @@ init_lcores(struct hg_dp *dp, const struct hg_fp_params *prm)
 	return i == dp->n_cores ? 0 : -1;
 }
 
+/* the cores' quiescent points (dp.h), one reader thread per core */
+static int
+init_quiescence(struct hg_dp *dp, const struct hg_fp_params *prm)
+{
+	size_t sz = rte_rcu_qsbr_get_memsize(dp->n_cores);
+	uint32_t i;
+
+	(void)prm;
+	dp->qs = rte_zmalloc("hg_qsbr", sz, RTE_CACHE_LINE_SIZE);
+	if (dp->qs == NULL || rte_rcu_qsbr_init(dp->qs, dp->n_cores) < 0)
+		return -1;
+	for (i = 0; i < dp->n_cores; i++)
+		if (rte_rcu_qsbr_thread_register(dp->qs, i) < 0)
+			return -1;
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*init)(struct hg_dp *dp, const struct hg_fp_params *prm);
@@ -105,6 +123,7 @@ static const struct {
 	{ "neighbour table", init_neigh },
 	{ "session tables", init_sessions },
 	{ "command rings", init_commands },
+	{ "quiescence", init_quiescence },
 	{ "lcores", init_lcores },
 };
 

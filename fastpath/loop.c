@@ -10,6 +10,7 @@
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_pause.h>
+#include <rte_rcu_qsbr.h>
 
 #include "dp.h"
 #include "nap.h"
@@ -80,16 +81,22 @@ idle(struct hg_fp_core *c, unsigned *empty)
 		return;
 	}
 	c->unswept = __atomic_load_n(&g_dp->n_active, __ATOMIC_RELAXED);
+	/* off the books while away: the slow path need not wait for a
+	 * core that sleeps to free what it unpublished */
+	rte_rcu_qsbr_thread_offline(g_dp->qs, c->idx);
 	if (mode == HG_IDLE_YIELD) {
 		sched_yield();
-		return;
+	} else {
+		us = RTE_MIN(HG_IDLE_SLEEP_MAX,
+			     10u << RTE_MIN((*empty - HG_IDLE_SPIN) / 8, 7u));
+		/* woken: the datagram may not be readable yet (net_tap
+		 * counts SIGIOs, which reach another thread a moment
+		 * later), so poll again before the next nap rather than
+		 * nap the long timeout */
+		if (hg_nap(g_dp, c, us))
+			*empty = 0;
 	}
-	us = RTE_MIN(HG_IDLE_SLEEP_MAX, 10u << RTE_MIN((*empty - HG_IDLE_SPIN) / 8, 7u));
-	/* woken: the datagram may not be readable yet (net_tap counts
-	 * SIGIOs, which reach another thread a moment later), so poll
-	 * again before the next nap rather than nap the long timeout */
-	if (hg_nap(g_dp, c, us))
-		*empty = 0;
+	rte_rcu_qsbr_thread_online(g_dp->qs, c->idx);
 }
 
 /* The sweep in a pass that found nothing. A polling core would otherwise
@@ -120,7 +127,10 @@ hg_fp_loop(void *arg)
 	unsigned work, empty = 0, since_cmd = 0;
 	uint64_t t0, pmd0;
 
+	rte_rcu_qsbr_thread_online(dp->qs, c->idx);
 	while (!dp->quit) {
+		/* nothing of the last pass is held across this point */
+		rte_rcu_qsbr_quiescent(dp->qs, c->idx);
 		t0 = rte_rdtsc();
 		c->now = t0;
 		pmd0 = c->pmd_cycles;
@@ -159,5 +169,6 @@ hg_fp_loop(void *arg)
 			__atomic_store_n(&c->busy_streak, 0, __ATOMIC_RELAXED);
 		}
 	}
+	rte_rcu_qsbr_thread_offline(dp->qs, c->idx);
 	return 0;
 }

@@ -5,12 +5,12 @@
  * only after parsing, so each packet's cycles are measured as it completes
  * and charged to its tenant afterwards (delayed attribution, Virtuoso P3).
  */
-#include <rte_ethdev.h>
 #include <rte_jhash.h>
 #include <rte_mbuf.h>
 
 #include "doorbell.h"
 #include "dp.h"
+#include "link.h"
 #include "neigh.h"
 #include "parse.h"
 #include "xmit.h"
@@ -375,7 +375,7 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q)
 	struct rx_gate g = { .unfunded = -1 };
 	int tenant, shed;
 
-	n = rte_eth_rx_burst(dp->port_id, q->id, pkts, HG_BATCH);
+	n = hg_link_rx(dp, c, q->id, pkts, HG_BATCH);
 	t = rte_rdtsc();
 	c->pmd_cycles += t - t0;
 	if (n == 0) {

@@ -4,10 +4,10 @@
  * batches, RX's ARP/ICMP replies and RPC rejects, credit updates) is
  * staged here and leaves in the pass's one flush (xmit.h).
  */
-#include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
 #include "dp.h"
+#include "link.h"
 #include "xmit.h"
 
 void
@@ -68,12 +68,11 @@ hg_fp_flush(struct hg_dp *dp, struct hg_fp_core *c)
 	if (n == 0)
 		return 0;
 	t0 = rte_rdtsc();
-	sent = rte_eth_tx_burst(dp->port_id, c->idx, s->m, (uint16_t)n);
+	sent = hg_link_tx(dp, c, s->m, (uint16_t)n);
 	/* a ring that took part of it may have room again after the PMD
 	 * reclaimed what it sent: one more try, never a spin */
 	if (sent > 0 && sent < n)
-		sent += rte_eth_tx_burst(dp->port_id, c->idx, s->m + sent,
-					 (uint16_t)(n - sent));
+		sent += hg_link_tx(dp, c, s->m + sent, (uint16_t)(n - sent));
 	t1 = rte_rdtsc();
 	if (sent < n)
 		rte_pktmbuf_free_bulk(s->m + sent, n - sent);

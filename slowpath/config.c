@@ -27,7 +27,8 @@ _Static_assert(HG_SESSIONS == 65536, "sessions' default is HG_SESSIONS");
 _Static_assert(sizeof(hg_cfg.config) <= HG_SETTING_VALUE_MAX &&
 	       sizeof(hg_cfg.ctl) <= HG_SETTING_VALUE_MAX &&
 	       sizeof(hg_cfg.app_ctl) <= HG_SETTING_VALUE_MAX &&
-	       sizeof(hg_cfg.ip) <= HG_SETTING_VALUE_MAX, "the engine holds a value");
+	       sizeof(hg_cfg.ip) <= HG_SETTING_VALUE_MAX &&
+	       sizeof(hg_cfg.memif) <= HG_SETTING_VALUE_MAX, "the engine holds a value");
 
 /* name, type, offset and size, min, max, min open, default, live,
  * publish (unused: a live change runs the hook), choices, help */
@@ -57,6 +58,14 @@ static const struct hg_setting settings[] = {
 	  "bytes held is not read until they fall" },
 	{ "config", STR, FIELD(config), 0, 0, 0, NULL, 0, 0, NULL,
 	  "settings file: one 'key value' per line" },
+	{ "memif", STR, FIELD(memif), 0, 0, 0, "", 0, 0, NULL,
+	  "serve memif peers on this socket, the port instead of an ethdev "
+	  "(@NAME: an abstract socket any local process may reach)" },
+	{ "memif-mode", STR, FIELD(memif_mode), 0, 0, 0, "0600", 0, 0, NULL,
+	  "the memif socket file's mode (octal): who may be the peer" },
+	{ "mac", STR, FIELD(mac), 0, 0, 0, "", 0, 0, NULL,
+	  "the port's MAC where the link has none of its own (memif); "
+	  "default 02:48:47:00:00:01" },
 	{ "fp-cores", U64, FIELD(fp_cores), 1, HG_MAX_FP_CORES, 0, "1", 0, 0, NULL,
 	  "fast-path cores, one TX queue and --rx-queues RX queues each" },
 	{ "rx-queues", U64, FIELD(rx_queues), 1, HG_MAX_RXQ, 0, "1", 0, 0, NULL,

@@ -24,6 +24,9 @@ struct hg_config {
 	uint64_t attach_timeout_ms;	/* app connections that never attach */
 	uint64_t max_conns_buffered;	/* bytes held for all connections */
 	char config[256];
+	char memif[108];	/* the memif server's socket, "" = none */
+	char memif_mode[8];	/* its file's mode, octal */
+	char mac[18];		/* the port's address where the link has none */
 	uint64_t fp_cores;
 	uint64_t rx_queues;	/* per fast-path core */
 	uint64_t sessions;	/* RPC session slots per fast-path core */

@@ -21,13 +21,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -40,6 +38,7 @@
 #include "log.h"
 #include "stats.h"
 #include "uid_conns.h"
+#include "unix_listen.h"
 
 #define HG_CONN_BATCH     32	/* requests per read event */
 #define HG_CONN_READ      65536	/* bytes per read */
@@ -978,66 +977,17 @@ flag_of(enum role role)
 	return role == ROLE_APP ? "--app-ctl" : "--ctl";
 }
 
-/* The socket's directory, made if missing (one level: /run/hourglass);
- * a deeper path that does not exist is the operator's to make. */
-static int
-mkdir_parent(enum role role, const char *path)
-{
-	char dir[108];
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	if (mkdir(dirname(dir), 0755) < 0 && errno != EEXIST) {
-		HG_LOG(ERR, "%s %s: cannot make its directory %s: %s", flag_of(role),
-		       path, dir, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* A socket file whose daemon still answers is in use; one that refuses
- * connections was left by a crash and is removed. */
-static int
-claim_path(enum role role, const char *path)
-{
-	int fd = hg_ctl_connect(path);
-
-	if (fd >= 0) {
-		close(fd);
-		HG_LOG(ERR, "%s %s: another daemon is listening there (stop it, "
-		       "or give this one another path)", flag_of(role), path);
-		return -1;
-	}
-	if (fd == -ECONNREFUSED)
-		unlink(path);
-	return 0;
-}
-
-/* The mode is set before listen(): nobody can connect through a wider
- * mode in between. */
 static int
 listen_on(struct hg_ctl *ctl, enum role role, const char *path, mode_t mode)
 {
 	struct hg_listener *l = &ctl->lis[role];
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 
 	l->ctl = ctl;
 	l->role = role;
-	l->fd = -1;
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		HG_LOG(ERR, "%s %s: longer than a socket path can be (%zu bytes)",
-		       flag_of(role), path, sizeof(sa.sun_path) - 1);
-		return -1;
-	}
-	if (mkdir_parent(role, path) < 0 || claim_path(role, path) < 0)
+	l->fd = hg_unix_listen(flag_of(role), path, SOCK_STREAM, mode);
+	if (l->fd < 0)
 		return -1;
 	snprintf(l->path, sizeof(l->path), "%s", path);
-	strcpy(sa.sun_path, path);
-	l->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (l->fd < 0 || bind(l->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    chmod(path, mode) < 0 || listen(l->fd, 128) < 0) {
-		HG_LOG(ERR, "%s %s: %s", flag_of(role), path, strerror(errno));
-		return -1;
-	}
 	l->ev = event_new(ctl->base, l->fd, EV_READ | EV_PERSIST, on_accept, l);
 	return l->ev != NULL && event_add(l->ev, NULL) == 0 ? 0 : -1;
 }
@@ -1081,7 +1031,7 @@ hg_ctl_close(struct hg_ctl *ctl)
 			event_free(l->ev);
 		if (l->fd >= 0) {
 			close(l->fd);
-			unlink(l->path);
+			hg_unix_unlink(l->path);
 		}
 	}
 	if (ctl->ev_resume != NULL)

@@ -4,6 +4,7 @@
  * path (control socket, tenant registry, housekeeping) on the main lcore.
  */
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include <rte_mbuf.h>
 #include <rte_pause.h>
 
+#include "../common/eal_dir.h"
 #include "../common/hg_util.h"
 #include "../fastpath/fp_init.h"
 #include "../fastpath/nap.h"
@@ -31,6 +33,7 @@
 #include "credit_pool.h"
 #include "ctl.h"
 #include "log.h"
+#include "memif_server.h"
 #include "port.h"
 #include "preempt_timer.h"
 #include "refill.h"
@@ -281,6 +284,8 @@ main(int argc, char **argv)
 	static struct hg_registry reg;
 	struct event_base *base = NULL;
 	struct hg_ctl *ctl = NULL;
+	struct hg_memif_server *mif = NULL;
+	char eal_dir[PATH_MAX];
 	uint32_t i;
 	int ret, rc = EXIT_FAILURE, eal_argc = argc;
 	char *eal_help[] = { argv[0], (char *)"--help", NULL };
@@ -320,6 +325,11 @@ main(int argc, char **argv)
 	    (ctl = hg_ctl_open(base, &reg, hg_cfg.ctl,
 			       hg_cfg.app_ctl[0] ? hg_cfg.app_ctl : NULL)) == NULL)
 		goto out_reg;
+	if (dp->mif != NULL &&
+	    (mif = hg_memif_open(base, dp, hg_cfg.memif,
+				 (unsigned)hg_memif_parse_mode(hg_cfg.memif_mode))) == NULL)
+		goto out_reg;
+	reg.memif = mif;
 	hg_telemetry_register(&reg);
 	for (i = 0; i < dp->n_cores; i++)
 		rte_eal_remote_launch(hg_fp_loop, &dp->core[i], dp->core[i].lcore);
@@ -339,13 +349,19 @@ main(int argc, char **argv)
 		hg_nap_fini(&dp->core[i]);
 	rc = EXIT_SUCCESS;
 out_reg:
+	/* the cores have stopped, or never started: the peer's memory goes */
+	hg_memif_close(mif);
 	hg_ctl_close(ctl);
 	hg_registry_fini(&reg);
 	if (base != NULL)
 		event_base_free(base);
 	hg_port_fini(dp);
 out_eal:
+	/* no secondary process can attach to a daemon: its runtime
+	 * folder goes with it */
+	snprintf(eal_dir, sizeof(eal_dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
+	hg_eal_dir_remove(eal_dir);
 	hg_dp_free(dp);
 	return rc;
 }

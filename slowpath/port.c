@@ -11,11 +11,16 @@
 #include <string.h>
 
 #include <rte_ethdev.h>
+#include <rte_malloc.h>
 
+#include "../fastpath/memif.h"
 #include "config.h"
 #include "flow_rules.h"
 #include "log.h"
+#include "memif_server.h"
 #include "port.h"
+
+#define HG_MIF_MAC "02:48:47:00:00:01"
 
 static const char *const steer_names[] = {
 	[HG_RX_SHARED] = "shared queue",
@@ -32,8 +37,6 @@ hg_port_steering(const struct hg_dp *dp)
 static enum hg_rx_steer
 steer_of(const char *driver)
 {
-	if (strcmp(driver, "net_memif") == 0)
-		return HG_RX_PEER;
 	if (strcmp(driver, "net_af_packet") == 0 || strcmp(driver, "net_tap") == 0)
 		return HG_RX_SHARED;
 	return HG_RX_FLOW;
@@ -95,6 +98,39 @@ probe_flow(struct hg_dp *dp, uint16_t port, struct rte_mempool *pool,
 			    conf);
 }
 
+/* The daemon's own memif link (--memif): no ethdev; the server
+ * (memif_server.h) opens the socket once the slow path runs. */
+static int
+memif_port(struct hg_dp *dp, struct rte_mempool *pool)
+{
+	const char *mac = hg_cfg.mac[0] ? hg_cfg.mac : HG_MIF_MAC;
+	uint32_t per_core = (uint32_t)hg_cfg.rx_queues;
+
+	if (rte_eth_dev_count_avail() > 0) {
+		HG_LOG(ERR, "--memif is the daemon's port: give no --vdev or PCI "
+		       "device as well (add --no-pci)");
+		return -EINVAL;
+	}
+	if (hg_memif_parse_mode(hg_cfg.memif_mode) < 0) {
+		HG_LOG(ERR, "--memif-mode %s: not an octal file mode (e.g. 0600)",
+		       hg_cfg.memif_mode);
+		return -EINVAL;
+	}
+	if (rte_ether_unformat_addr(mac, &dp->mac) < 0) {
+		HG_LOG(ERR, "--mac %s: not a MAC address", mac);
+		return -EINVAL;
+	}
+	dp->mif = rte_zmalloc("hg_memif", sizeof(*dp->mif), RTE_CACHE_LINE_SIZE);
+	if (dp->mif == NULL)
+		return -ENOMEM;
+	dp->mif->room = (uint16_t)(rte_pktmbuf_data_room_size(pool) - RTE_PKTMBUF_HEADROOM);
+	hg_dp_set_rxq(dp, per_core == 1 ? HG_RX_SHARED : HG_RX_PEER, per_core);
+	HG_LOG(INFO, "port memif (%s) up, %u RX queue%s per core (%s), mac "
+	       RTE_ETHER_ADDR_PRT_FMT, hg_cfg.memif, per_core, per_core == 1 ? "" : "s",
+	       hg_port_steering(dp), RTE_ETHER_ADDR_BYTES(&dp->mac));
+	return 0;
+}
+
 int
 hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 {
@@ -105,9 +141,11 @@ hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 	enum hg_rx_steer steer;
 	int rc;
 
+	if (hg_cfg.memif[0] != '\0')
+		return memif_port(dp, pool);
 	if (rte_eth_dev_count_avail() == 0) {
 		HG_LOG(ERR, "no Ethernet port: pass --vdev=net_af_packet0,iface=IF "
-		       "or --vdev=net_tap0 before --");
+		       "or --vdev=net_tap0 before --, or --memif PATH after it");
 		return -ENODEV;
 	}
 	RTE_ETH_FOREACH_DEV(port)
@@ -115,6 +153,12 @@ hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 	rc = rte_eth_dev_info_get(port, &info);
 	if (rc < 0)
 		return rc;
+	if (strcmp(info.driver_name, "net_memif") == 0) {
+		HG_LOG(ERR, "net_memif: DPDK's memif PMD uses its peer's descriptors "
+		       "unchecked (any peer could overwrite the daemon's memory): "
+		       "use the daemon's own memif server, --memif PATH after --");
+		return -EPERM;
+	}
 	steer = steer_of(info.driver_name);
 	per_core = (uint32_t)hg_cfg.rx_queues;
 	if (per_core > 1 && steer == HG_RX_SHARED) {
@@ -152,15 +196,14 @@ hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 	       "mac " RTE_ETHER_ADDR_PRT_FMT, port, info.driver_name, nq,
 	       nq == 1 ? "" : "s", dp->rxq_per_core, dp->rxq_per_core == 1 ? "" : "s",
 	       hg_port_steering(dp), RTE_ETHER_ADDR_BYTES(&dp->mac));
-	if (dp->rx_steer == HG_RX_PEER)
-		HG_LOG(INFO, "the memif peer must open %u rings towards us and %u "
-		       "back, and steer by the map in `hgctl tenant list`", nrx, nq);
 	return 0;
 }
 
 void
 hg_port_fini(struct hg_dp *dp)
 {
+	if (dp->mif != NULL)
+		return;
 	rte_eth_dev_stop(dp->port_id);
 	rte_eth_dev_close(dp->port_id);
 }

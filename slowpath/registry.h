@@ -73,6 +73,8 @@ struct hg_ctl_counters {
 	uint64_t buffered_peak;
 };
 
+struct hg_memif_server;
+
 struct hg_registry {
 	struct hg_dp *dp;
 	uint64_t tsc_us;		/* TSC cycles per microsecond */
@@ -93,6 +95,8 @@ struct hg_registry {
 	struct hg_tset core_watch;
 	struct hg_tset core_rang;
 	int park_ep;
+	/* the memif link's server (--memif), NULL: an ethdev port */
+	struct hg_memif_server *memif;
 	struct hg_tenant_sp t[HG_MAX_TENANTS];
 };
 

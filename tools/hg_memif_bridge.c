@@ -170,7 +170,7 @@ main(int argc, char **argv)
 	hg_tool_version(argc, argv, "hg-memif-bridge");
 	parse_args(argc, argv, &iface, &sock);
 	snprintf(v0, sizeof(v0), "net_af_packet0,iface=%s", iface);
-	snprintf(v1, sizeof(v1), "net_memif0,role=client,socket=%s", sock);
+	hg_tool_memif_vdev(v1, sizeof(v1), sock);
 	hg_stop_on_signals();
 	if (hg_tool_eal("hgbridge", vdevs, 2) < 0)
 		die("cannot start DPDK");

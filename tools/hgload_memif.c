@@ -95,7 +95,7 @@ start_eal(const char *socket)
 	char vdev[200];
 	const char *vdevs[] = { vdev };
 
-	snprintf(vdev, sizeof(vdev), "net_memif0,role=client,socket=%s", socket);
+	hg_tool_memif_vdev(vdev, sizeof(vdev), socket);
 	return hg_tool_eal("hgload", vdevs, 1);
 }
 

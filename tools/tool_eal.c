@@ -2,8 +2,10 @@
  *
  * What the memif tools share (tool_eal.h).
  */
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -11,6 +13,7 @@
 #include <rte_ethdev.h>
 #include <rte_log.h>
 
+#include "../common/eal_dir.h"
 #include "tool_eal.h"
 
 #define MAX_VDEVS 4
@@ -35,19 +38,32 @@ lcores_arg(char *out, size_t n)
 		snprintf(out, n, "0");
 }
 
+/* EAL leaves its (here empty) runtime folder behind: the tool takes it
+ * away however it exits, but for a signal that kills it. */
+static void
+remove_eal_dir(void)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+	if (dir[0] != '\0')
+		hg_eal_dir_remove(dir);
+}
+
 int
 hg_tool_eal(const char *name, const char *const *vdevs, unsigned n)
 {
 	char prefix[48], lcores[256], vdev[MAX_VDEVS][256];
-	char *argv[12 + MAX_VDEVS] = { (char *)name, "--no-huge", "-m", "256", "--no-pci",
-				       "--file-prefix", prefix, "--lcores", lcores,
-				       "--log-level", "*:warning" };
-	int argc = 11;
+	char *argv[13 + MAX_VDEVS] = { (char *)name, "--no-huge", "-m", "256", "--no-pci",
+				       "--no-shconf", "--file-prefix", prefix,
+				       "--lcores", lcores, "--log-level", "*:warning" };
+	int argc = 12;
 	unsigned i;
 
 	if (n > MAX_VDEVS)
 		return -1;
 	snprintf(prefix, sizeof(prefix), "%s%d", name, (int)getpid());
+	atexit(remove_eal_dir);
 	lcores_arg(lcores, sizeof(lcores));
 	for (i = 0; i < n; i++) {
 		snprintf(vdev[i], sizeof(vdev[i]), "--vdev=%s", vdevs[i]);
@@ -56,6 +72,15 @@ hg_tool_eal(const char *name, const char *const *vdevs, unsigned n)
 	argv[argc] = NULL;
 	rte_openlog_stream(stderr);
 	return rte_eal_init(argc, argv) < 0 ? -1 : 0;
+}
+
+void
+hg_tool_memif_vdev(char *out, size_t n, const char *socket)
+{
+	int abstract = socket[0] == '@';
+
+	snprintf(out, n, "net_memif0,role=client,socket=%s,socket-abstract=%s",
+		 socket + abstract, abstract ? "yes" : "no");
 }
 
 int

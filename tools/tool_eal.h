@@ -8,14 +8,19 @@
 #ifndef HG_TOOLS_TOOL_EAL_H
 #define HG_TOOLS_TOOL_EAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct rte_mempool;
 
-/* Starts EAL with no hugepages, a file prefix of name + pid, the given
- * --vdev arguments, pinned to the CPUs the process was started on, and
- * DPDK's log on stderr (stdout is the tool's report). 0, or -1. */
+/* Starts EAL with no hugepages and no shared files (--no-shconf; the
+ * runtime folder is removed at exit), the given --vdev arguments, pinned to the CPUs
+ * the process was started on, and DPDK's log on stderr (stdout is the
+ * tool's report). 0, or -1. */
 int hg_tool_eal(const char *name, const char *const *vdevs, unsigned n);
+/* The --vdev of a memif client port to the daemon's socket: a path, or
+ * @NAME for an abstract socket (the daemon's --memif says the same). */
+void hg_tool_memif_vdev(char *out, size_t n, const char *socket);
 /* Configures and starts port with nrx RX and ntx TX queues of ring
  * entries each, buffers from pool. 0, or -1. */
 int hg_tool_port(uint16_t port, struct rte_mempool *pool, uint16_t ring,

@@ -7,6 +7,7 @@ import contextlib
 import ctypes
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -80,8 +81,9 @@ class Daemon:
         self.log = open(f"/tmp/hgt{tag}.log", "w")
         if lcores is None:
             lcores = f"0-{fp_cores}" if fp_cores < os.cpu_count() else f"(0-{fp_cores})@0"
+        port = [f"--vdev={vdev}"] if vdev else []
         cmd = [os.path.join(BIN, "hourglassd"), "--no-huge", "-m", "512", "--no-pci",
-               "--file-prefix", self.prefix, "--lcores", lcores, f"--vdev={vdev}",
+               "--file-prefix", self.prefix, "--lcores", lcores, *port,
                "--", "--ip", f"{DAEMON_IP}/24", "--ctl", self.ctl,
                "--app-ctl", self.app_ctl, "--idle", "sleep",
                "--fp-cores", str(fp_cores), *extra]
@@ -94,6 +96,8 @@ class Daemon:
             time.sleep(0.05)
 
     def logtext(self):
+        if self.log.closed:
+            return self.said
         return open(self.log.name).read()
 
     def rx_map(self):
@@ -138,17 +142,26 @@ class Daemon:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        self.log.close()
+        if not self.log.closed:
+            self.log.close()
+            # what it said stays for the asserts; the files go
+            self.said = open(self.log.name).read()
+            for f in (self.log.name, f"/tmp/{self.prefix}.rxmap.json"):
+                if os.path.exists(f):
+                    os.unlink(f)
+            # a daemon that was killed leaves EAL's runtime folder
+            shutil.rmtree(f"/var/run/dpdk/{self.prefix}", ignore_errors=True)
         return self.proc.returncode
 
 
 def memif_daemon(tag, extra=(), mac=None, lcores=None):
-    """A daemon whose port is net_memif, the server of an abstract socket
-    (memif's default: no file to remove) named by d.memif; mac: the
-    port's address (default: memif's own)."""
-    vdev = f"net_memif0,role=server,socket=/hgt{tag}.memif" + (f",mac={mac}" if mac else "")
-    d = Daemon(tag, vdev, extra=extra, lcores=lcores)
-    d.memif = f"/hgt{tag}.memif"
+    """A daemon whose port is its own memif server (--memif), on a socket
+    file of mode 0600 named by d.memif; mac: the port's address (default:
+    the daemon's)."""
+    sock = f"/tmp/hgt{tag}.memif"
+    d = Daemon(tag, None, extra=("--memif", sock, *(("--mac", mac) if mac else ()),
+                                 *extra), lcores=lcores)
+    d.memif = sock
     return d
 
 

@@ -6,6 +6,7 @@ its own, drives hg-echo and checks every answer."""
 import json
 import os
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -24,7 +25,7 @@ def mdaemon():
 
 
 def daemon_mac(d):
-    m = re.search(r"\(net_memif\) up, .* mac ([0-9A-F:]{17})", d.logtext())
+    m = re.search(r"port memif \(.*\) up, .* mac ([0-9A-F:]{17})", d.logtext())
     assert m, d.logtext()
     return m.group(1)
 
@@ -34,15 +35,18 @@ def run_testpmd_txonly(d, port, seconds):
     sending 64-byte UDP datagrams to port for about `seconds`."""
     prefix = f"tp{os.getpid() % 10000}"
     cmd = ["timeout", "-s", "INT", str(seconds), TESTPMD, "--no-huge", "-m", "512",
-           "--no-pci", "--file-prefix", prefix, "--lcores", "0@0,1@0",
-           f"--vdev=net_memif0,role=client,socket={d.memif}", "--",
+           "--no-pci", "--no-shconf", "--file-prefix", prefix, "--lcores", "0@0,1@0",
+           f"--vdev=net_memif0,role=client,socket={d.memif},socket-abstract=no", "--",
            "--forward-mode=txonly", f"--tx-ip={PEER_IP},{DAEMON_IP}",
            f"--tx-udp=9,{port}", f"--eth-peer=0,{daemon_mac(d)}", "--txpkts=64",
            "--nb-cores=1", "--total-num-mbufs=16384",
            # with a stats period testpmd runs until the signal, not until
            # its standard input closes
            "--stats-period=1"]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 30)
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 30)
+    finally:
+        shutil.rmtree(f"/var/run/dpdk/{prefix}", ignore_errors=True)
     sent = [int(x) for x in re.findall(r"TX-packets:\s+(\d+)", r.stdout)]
     assert sent, r.stdout + r.stderr
     return max(sent)

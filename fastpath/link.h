@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The port's bursts: an ethdev's, or the daemon's own memif link's
+ * (memif.h) where --memif made one. The branch is the same every call,
+ * so the CPU predicts it.
+ */
+#ifndef HG_FASTPATH_LINK_H
+#define HG_FASTPATH_LINK_H
+
+#include <rte_ethdev.h>
+
+#include "dp.h"
+#include "memif.h"
+
+static inline uint16_t
+hg_link_rx(struct hg_dp *dp, struct hg_fp_core *c, uint16_t q,
+	   struct rte_mbuf **pkts, uint16_t n)
+{
+	if (dp->mif != NULL)
+		return hg_mif_rx(dp->mif, q, c->pool, pkts, n,
+				 &c->drops[HG_DROP_LINK_DESC]);
+	return rte_eth_rx_burst(dp->port_id, q, pkts, n);
+}
+
+static inline uint16_t
+hg_link_tx(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf **pkts,
+	   uint16_t n)
+{
+	if (dp->mif != NULL)
+		return hg_mif_tx(dp->mif, (uint16_t)c->idx, pkts, n,
+				 &c->drops[HG_DROP_LINK_DESC]);
+	return rte_eth_tx_burst(dp->port_id, (uint16_t)c->idx, pkts, n);
+}
+
+#endif /* HG_FASTPATH_LINK_H */

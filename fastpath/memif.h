@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The daemon's own memif link (proto/memif.h): the fast path's side.
+ *
+ * Why not DPDK's net_memif server: it reads every descriptor's region,
+ * offset and length from the peer's memory and copies with them
+ * unchecked (a peer overflows the daemon's mbufs or reads any address),
+ * and its control thread unmaps a departing peer's rings while the cores
+ * still poll them (a reconnect crashed the daemon). Here the slow path
+ * (slowpath/memif_server.c) builds a connection in daemon memory, every
+ * ring's place and size and every region's bounds fixed when the peer
+ * connected, and publishes it with one release store; it unmaps a
+ * departed peer's memory only after every core has passed a quiescent
+ * point (rte_rcu_qsbr) since it unpublished it.
+ *
+ * A core polls RX queue q only if the peer gave ring q, and sends on its
+ * own S2C ring only if the peer gave that one: any ring count is served.
+ */
+#ifndef HG_FASTPATH_MEMIF_H
+#define HG_FASTPATH_MEMIF_H
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "../proto/memif.h"
+
+#define HG_MIF_REGIONS 16u		/* regions a peer may add */
+#define HG_MIF_RX_RINGS 64u		/* HG_MAX_FP_CORES x HG_MAX_RXQ */
+#define HG_MIF_TX_RINGS 8u		/* HG_MAX_FP_CORES */
+
+struct hg_mif_region {
+	uint8_t *base;			/* daemon's mapping */
+	uint64_t size;			/* as mapped: checked against the file */
+};
+
+/* One ring as a core sees it. Only the core that owns the queue writes
+ * next; ring points into the peer's region, at a place checked once. */
+struct hg_mif_ring {
+	struct hg_memif_ring *ring;
+	uint16_t mask;			/* slots - 1 */
+	uint16_t next;			/* RX: next slot to read; TX: to fill */
+	int efd;			/* the peer's eventfd, -1 */
+	uint64_t kicks;			/* TX: eventfd writes the peer asked for */
+};
+
+/* A connected peer: immutable once published, but for each ring's next
+ * and kicks, written by the ring's one core. */
+struct hg_mif_conn {
+	uint32_t n_rx, n_tx;		/* rings the peer gave, each way */
+	uint32_t n_regions;
+	struct hg_mif_region region[HG_MIF_REGIONS];
+	struct hg_mif_ring rx[HG_MIF_RX_RINGS];	/* C2S, by RX queue id */
+	struct hg_mif_ring tx[HG_MIF_TX_RINGS];	/* S2C, by fast-path core */
+};
+
+/* The link: the peer of the moment. conn is written by the slow path
+ * only, read by the cores with acquire. */
+struct hg_mif {
+	struct hg_mif_conn *conn;	/* atomic; NULL: no peer */
+	uint16_t room;			/* mbuf data room: the largest frame */
+};
+
+/* Up to n frames from RX ring q into mbufs of pool; bad counts the
+ * peer's descriptors refused (out of its regions, too long, chained). */
+uint16_t hg_mif_rx(struct hg_mif *m, uint16_t q, struct rte_mempool *pool,
+		   struct rte_mbuf **pkts, uint16_t n, uint64_t *bad);
+
+/* Copies up to n frames into the peer's posted buffers on S2C ring q and
+ * frees them; the rest stay the caller's. bad as above. */
+uint16_t hg_mif_tx(struct hg_mif *m, uint16_t q, struct rte_mbuf **pkts,
+		   uint16_t n, uint64_t *bad);
+
+#endif /* HG_FASTPATH_MEMIF_H */
