@@ -235,7 +235,7 @@ integration: all $(HOSTILE)
 # The whole tree is built again with clang into build/fuzz; each target
 # runs on its seed corpus (tests/fuzz/seeds/NAME, kept small, in the tree)
 # and writes what it finds into build/fuzz/corpus/NAME, never the tree.
-FUZZ_NAMES   := parse desc rpc ctl_frame ctl_conn tenant_cfg conf_file rx_map
+FUZZ_NAMES   := parse desc rpc ctl_frame ctl_conn tenant_cfg conf_file rx_map memif
 FUZZ_FLAGS   := -fsanitize=fuzzer-no-link,address,undefined \
 		-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LINK    := $(FASTPATH_O) $(filter-out $(OBJ)/slowpath/main.o,$(SLOWPATH_O)) \

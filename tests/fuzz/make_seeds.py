@@ -90,6 +90,28 @@ def tenant_add(name, lo, hi, rpc_lo=0, rpc_hi=0):
     return m
 
 
+def memif_region(descs, log2=4, bsize=256):
+    """fuzz_memif's region: a C2S ring at 0 whose descriptors (flags,
+    region, frame) point into the buffers, an S2C ring after it with
+    every buffer posted, then the buffers."""
+    ring = 128 + (16 << log2)
+    slots = 1 << log2
+    buf0 = 2 * ring
+    r = bytearray(buf0 + 2 * slots * bsize)
+    for i in (0, 1):
+        struct.pack_into("<I", r, i * ring, 0x3E31F20)
+    for k, (flags, region, f) in enumerate(descs):
+        off = buf0 + k * bsize
+        r[off:off + len(f)] = f
+        struct.pack_into("<HHII", r, 128 + 16 * k, flags, region, len(f), off)
+    struct.pack_into("<H", r, 6, len(descs))
+    for k in range(slots):
+        struct.pack_into("<HHII", r, ring + 128 + 16 * k, 0, 0, bsize,
+                         buf0 + (slots + k) * bsize)
+    struct.pack_into("<H", r, ring + 6, slots)
+    return bytes(r)
+
+
 def write(target, name, data):
     d = os.path.join(HERE, "seeds", target)
     os.makedirs(d, exist_ok=True)
@@ -153,6 +175,10 @@ def main():
           b'"rx_queue": 1}, {"name": "b", "ports": "none", "rx_queue": 0}], '
           b'"rx_queues_per_core": 4, "fp_cores": 2, "rx_steering": "memif peer"}')
     write("rx_map", "frame", udp(7000, b"hello"))
+    write("memif", "frames", memif_region([(0, 0, udp(7000, b"hello"))] * 3))
+    write("memif", "lies", memif_region([(1, 0, udp(7000, b"chained")),
+                                         (0, 0, udp(7000, b"tail")),
+                                         (0, 9, udp(7000, b"no region"))]))
 
 
 if __name__ == "__main__":

@@ -44,23 +44,55 @@ class Kv:
 
 
 class Client:
-    """One RPC session; waits for each answer (credit updates skipped)."""
+    """One RPC session, as the protocol asks of a client: it waits for each
+    answer, and a reject (credits 0) means "not now": it waits for the
+    credit update the daemon sends a drained session, then sends again.
+    The daemon's AQM may reject a request at any time on the delay it
+    last measured (a queue that drained a moment ago), also at a tenant
+    that is idle by the time the request arrives."""
+
+    RETRIES = 20
 
     def __init__(self, net, port):
         self.s, self.port, self.rid = net.socket(), port, 0
         self.s.settimeout(2)
+        self.rejects = 0
 
     def call(self, op, key, value=b"", count=0):
-        self.rid += 1
         body = KVREQ.pack(len(key), len(value), count, 0) + key + value
-        self.s.sendto(RPC.pack(0x4852, 1, 1, op, 0, 0, 77, 0, self.rid, 0) + body,
-                      (DAEMON_IP, self.port))
+        for _ in range(self.RETRIES):
+            self.rid += 1
+            self.s.sendto(RPC.pack(0x4852, 1, 1, op, 0, 0, 77, 0, self.rid, 0) + body,
+                          (DAEMON_IP, self.port))
+            answer = self.answer()
+            if answer is not None:
+                return answer
+            self.rejects += 1
+        raise AssertionError(f"{self.RETRIES} rejects in a row")
+
+    def answer(self):
+        """The answer to request rid: (kv reply, rest), or None once it
+        was rejected and a credit came back (or 0.2 s passed)."""
+        rejected = False
         while True:
-            data = self.s.recvfrom(4096)[0]
+            try:
+                data = self.s.recvfrom(4096)[0]
+            except socket.timeout:
+                self.s.settimeout(2)
+                if rejected:
+                    return None
+                raise
             h = RPC.unpack(data[:32])
             if h[2] & 0x02 and h[8] == self.rid:
                 return KVREP.unpack(data[32:36]), data[36:]
+            if h[2] & 0x04 and h[8] == self.rid:
+                rejected = True
+                self.s.settimeout(0.2)
+                continue
             assert h[2] & 0x08, h                  # else only a credit update
+            if rejected and h[5] > 0:
+                self.s.settimeout(2)
+                return None
 
     def get(self, key):
         (status, _, n), rest = self.call(GET, key)
