@@ -140,8 +140,9 @@ $(BIN)/hgctl: $(OBJ)/tools/hgctl.o $(PROTO_O)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lprotobuf-c -ljansson
 
-# hgload: kernel sockets, or its own net_memif port (--memif) through DPDK
-$(BIN)/hgload: $(OBJ)/tools/hgload.o $(OBJ)/tools/hgload_memif.o $(OBJ)/tools/tool_eal.o \
+# hgload: kernel sockets, or its own memif client (--memif), no EAL
+$(BIN)/hgload: $(OBJ)/tools/hgload.o $(OBJ)/tools/hgload_memif.o $(OBJ)/tools/memif_client.o \
+		$(OBJ)/tools/tool_eal.o \
 		$(OBJ)/tools/rx_map.o
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)

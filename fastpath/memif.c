@@ -131,14 +131,17 @@ copy_out(uint8_t *dst, const struct rte_mbuf *b)
 }
 
 /* The peer's receiver sleeps on its eventfd unless it masked it: one
- * write per burst, and only for such a peer (DPDK's client masks it when
- * it polls). Its cost is in the flush's PMD cycles, billed to the frames
- * it carried. */
+ * write per burst, and only while it sleeps (a poller masks it; hgload
+ * unmasks it only for the time it waits). Its cost is in the flush's PMD
+ * cycles, billed to the frames it carried. The fence orders the tail's
+ * store before the flag's load, as the peer orders its flag's store
+ * before its load of the tail: one of the two sees the other. */
 static inline void
 kick(struct hg_mif_ring *r)
 {
 	uint64_t one = 1;
 
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if ((__atomic_load_n(&r->ring->flags, __ATOMIC_RELAXED) &
 	     HG_MEMIF_RING_FLAG_MASK_INT) == 0 && r->efd >= 0) {
 		if (write(r->efd, &one, sizeof(one)) == sizeof(one))

@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -297,7 +298,11 @@ main(int argc, char **argv)
 		return ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	rte_errno = 0;
 	if (rte_eal_init(eal_argc, argv) < 0) {
-		hg_eal_failure(eal_argc, argv, rte_errno ? rte_strerror(rte_errno) : "");
+		/* the folder EAL made before it failed goes, unless it is
+		 * another daemon's */
+		if (!hg_eal_failure(eal_argc, argv,
+				    rte_errno ? rte_strerror(rte_errno) : ""))
+			hg_eal_dir_remove(rte_eal_get_runtime_dir());
 		return EXIT_FAILURE;
 	}
 	hg_log_stamped();

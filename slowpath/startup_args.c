@@ -111,7 +111,7 @@ hugepages_total(void)
 	return n;
 }
 
-void
+int
 hg_eal_failure(int argc, char **argv, const char *reason)
 {
 	const char *prefix = eal_opt(argc, argv, "--file-prefix", "rte");
@@ -132,4 +132,5 @@ hg_eal_failure(int argc, char **argv, const char *reason)
 		fprintf(stderr, "hourglassd: EAL cannot start%s%s (its own lines "
 			"above say why; hourglassd --help-eal lists its options)\n",
 			reason[0] ? ": " : "", reason);
+	return owner > 0;
 }

@@ -9,7 +9,8 @@
 int hg_startup_args(int argc, char **argv, int *eal_argc);
 
 /* One line on stderr that names why EAL did not start where the cause is
- * one a user meets first (a --file-prefix in use, no hugepages). */
-void hg_eal_failure(int argc, char **argv, const char *reason);
+ * one a user meets first (a --file-prefix in use, no hugepages). Returns
+ * 1 if another process holds the prefix (its runtime folder is its own). */
+int hg_eal_failure(int argc, char **argv, const char *reason);
 
 #endif /* HG_SLOWPATH_STARTUP_ARGS_H */

@@ -117,19 +117,21 @@ struct load {
 	char memif[108];	/* --memif: the daemon's memif socket, or none */
 	const char *rx_map;	/* --rx-map: its rings (rx_map.h), or NULL */
 	const char *peer_mac;	/* --peer-mac: no ARP (testpmd), or NULL */
+	unsigned ring_log2;	/* --memif-ring: slots per ring, log2; 0: 10 */
 	uint32_t src_ip;	/* --source: our address on the memif link */
 	unsigned flow0;		/* memif: our flows' first in the port's */
 	int rt;			/* --rt: the sender runs SCHED_FIFO */
 	int blast;		/* --blast: a flood, counted, not timed */
 	_Atomic uint64_t blast_got;	/* ... answers it had */
 	uint64_t blast_refused;	/* ... bursts the link did not take whole */
+	double blast_cpu;	/* ... its sender's CPU time over wall time */
 	pthread_t tid;
 };
 
 #define die(...) hg_die(2, "hgload", "", __VA_ARGS__)
 
-/* CLOCK_MONOTONIC over sockets; the TSC over memif, where a system call's
- * worth of time would show in a round trip of a few microseconds. */
+/* CLOCK_MONOTONIC, over sockets and memif alike (a vDSO read: no system
+ * call). */
 static uint64_t (*clock_ns)(void) = hg_now_ns;
 
 static inline uint64_t
@@ -301,6 +303,10 @@ open_transport(struct load *ls, unsigned n)
 			die("over memif every load's --target has the same address");
 		ls[k].flow0 = c.flows;
 		c.flows += ls[k].flows;
+		if (ls[k].blast && c.n_blast < 4) {
+			c.blast[c.n_blast].flow0 = ls[k].flow0;
+			c.blast[c.n_blast++].dport = ls[k].target.sin_port;
+		}
 	}
 	c.src_ip = ls[0].src_ip ? ls[0].src_ip : htonl(0xC6120002u);	/* 198.18.0.2 */
 	/* a SCHED_FIFO receiver (--rt) that polled an empty ring would keep
@@ -314,6 +320,7 @@ open_transport(struct load *ls, unsigned n)
 			c.rx_spin_ns = 0, c.rx_nap_max_ns = 10000u;
 	}
 	c.peer_mac = ls[0].peer_mac;
+	c.ring_log2 = ls[0].ring_log2;
 	if (ls[0].rx_map != NULL) {
 		static struct hg_rx_map map;	/* 64 KB: not on the stack */
 
@@ -537,6 +544,19 @@ idle_priority(void)
 		die("--blast: cannot run SCHED_IDLE");
 }
 
+/* A replay (--blast over memif) costs its CPU a refill and a nap every
+ * few tens of microseconds, nothing per frame: it runs SCHED_FIFO (below
+ * --rt's), so that apps that saturate its CPU do not starve the flood
+ * they are measured under; 1-3% of that CPU. Without the right to, it
+ * runs as it was started. */
+static void
+replay_priority(void)
+{
+	struct sched_param sp = { .sched_priority = 40 };
+
+	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+}
+
 #define BLAST_BURST 32u
 
 /* One sendmmsg of BLAST_BURST datagrams on flow f's socket; returns how
@@ -562,8 +582,14 @@ blast(struct load *l, uint8_t *payload)
 	uint64_t end, sent = 0;
 	unsigned i, f = 0;
 
+	struct timespec cpu0, cpu1;
+
 	memcpy(payload, &h, sizeof(h));
-	idle_priority();
+	if (l->memif[0])
+		replay_priority();
+	else
+		idle_priority();
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
 	l->t_start = now_ns();
 	end = l->t_start + (uint64_t)(l->duration * 1e9);
 	if (l->memif[0]) {
@@ -581,6 +607,10 @@ blast(struct load *l, uint8_t *payload)
 	}
 	atomic_store(&l->sent, sent);
 	l->t_end = now_ns();
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+	l->blast_cpu = ((double)(cpu1.tv_sec - cpu0.tv_sec) * 1e9 +
+			(double)(cpu1.tv_nsec - cpu0.tv_nsec)) /
+		       (double)(l->t_end > l->t_start ? l->t_end - l->t_start : 1);
 }
 
 static void *
@@ -1045,14 +1075,15 @@ report_blast(const struct load *l, json_t *many)
 
 	if (!l->json) {
 		printf("hgload %s: blast for %.1f s, %u flows, %u B: sent %lu (%.0f/s), "
-		       "answered %lu (%.0f/s), bursts refused %lu\n", l->target_str,
-		       secs, l->flows, l->size, (unsigned long)sent,
+		       "answered %lu (%.0f/s), bursts refused %lu, sender CPU %.1f%%\n",
+		       l->target_str, secs, l->flows, l->size, (unsigned long)sent,
 		       secs > 0 ? sent / secs : 0.0, (unsigned long)got,
-		       secs > 0 ? got / secs : 0.0, (unsigned long)l->blast_refused);
+		       secs > 0 ? got / secs : 0.0, (unsigned long)l->blast_refused,
+		       100 * l->blast_cpu);
 		return;
 	}
 	j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:i, s:i, s:I, "
-		      "s:{s:f, s:f, s:f, s:f, s:f}}",
+		      "s:f, s:{s:f, s:f, s:f, s:f, s:f}}",
 		      "mode", "blast", "target", l->target_str,
 		      "sent", (json_int_t)sent, "received", (json_int_t)got,
 		      "lost", (json_int_t)(sent > got ? sent - got : 0),
@@ -1061,6 +1092,7 @@ report_blast(const struct load *l, json_t *many)
 		      "offered_rps", secs > 0 ? sent / secs : 0.0,
 		      "elapsed_s", secs, "flows", (int)l->flows, "size", (int)l->size,
 		      "bursts_refused", (json_int_t)l->blast_refused,
+		      "sender_cpu", l->blast_cpu,
 		      "latency_us", "p50", 0.0, "p99", 0.0, "p999", 0.0, "mean", 0.0,
 		      "max", 0.0);
 	if (many) {
@@ -1177,10 +1209,15 @@ usage(int code)
 		" hgctl tenant list --json)\n"
 		"              [--peer-mac MAC]  (memif: a peer that does not answer"
 		" ARP, e.g. testpmd)\n"
+		"              [--memif-ring LOG2]  (memif: 2^LOG2 slots per ring,"
+		" default 10)\n"
 		"              [--rt]  (the sender runs SCHED_FIFO)\n"
 		"              [--blast]  (a flood: bursts as fast as the link takes"
 		" them, from a SCHED_IDLE\n"
-		"               sender, counted, not timed; --rate is not used)\n"
+		"               sender, counted, not timed; --rate is not used; over"
+		" memif a replay:\n"
+		"               frames built once, the ring refilled by moving its"
+		" head)\n"
 		"              [--and OPTIONS...]  (another load at once: its own"
 		" options, the first's --memif;\n"
 		"               with --json, an array of reports in order)\n");
@@ -1237,6 +1274,7 @@ parse_args(struct load *l, int argc, char **argv)
 		{ "source", required_argument, NULL, 'I' },
 		{ "rx-map", required_argument, NULL, 'X' },
 		{ "peer-mac", required_argument, NULL, 'P' },
+		{ "memif-ring", required_argument, NULL, 'G' },
 		{ "rt", no_argument, NULL, 'R' },
 		{ "blast", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1280,6 +1318,7 @@ parse_args(struct load *l, int argc, char **argv)
 			  break;
 		case 'X': l->rx_map = optarg; break;
 		case 'P': l->peer_mac = optarg; break;
+		case 'G': l->ring_log2 = (unsigned)num("--memif-ring", optarg, 4, 14); break;
 		case 'R': l->rt = 1; break;
 		case 'B': l->blast = 1; break;
 		case 'h': usage(0); break;
@@ -1318,8 +1357,8 @@ parse_loads(struct load *ls, int argc, char **argv)
 		/* argv[start] stands in for the program name */
 		parse_args(&ls[n], i - start, argv + start);
 		if (n > 0) {
-			if (ls[n].memif[0] || ls[n].src_ip)
-				die("--memif and --source go with the first load");
+			if (ls[n].memif[0] || ls[n].src_ip || ls[n].ring_log2)
+				die("--memif, --memif-ring and --source go with the first load");
 			memcpy(ls[n].memif, ls[0].memif, sizeof(ls[0].memif));
 			ls[n].json = ls[0].json;
 			ls[n].seed += n << 8;	/* distinct sessions and draws */

@@ -1,60 +1,83 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * hgload over net_memif (hgload_memif.h). EAL is started with arguments
- * of our own (no hugepages, a file prefix per process, the memif vdev as
- * the client of the daemon's socket), so that hgload keeps hgload's
- * command line. Every sender thread and the receiver thread transmit
- * (credit drains happen on the receiver), each from a batch of its own;
- * a ring towards the daemon takes a batch at a time under its lock (one
- * ring without --rx-map; with it, one per RX queue of the daemon, each
- * datagram on its tenant's: rx_map.h). The lock is a
- * priority-inheriting mutex, not a spinlock: with a SCHED_FIFO sender
- * (--rt) on the CPU of a normal one holding it, a spinlock spins until
- * the kernel throttles real-time tasks (0.95 s). Uncontended, it is one
- * atomic, as a spinlock is.
+ * hgload over memif (hgload_memif.h), through the project's own memif
+ * client (memif_client.h): no DPDK, no EAL. Every sender thread and the
+ * receiver thread transmit (credit drains happen on the receiver), each
+ * from a batch of its own built in its own memory; a ring towards the
+ * daemon takes a batch at a time under its lock (one ring without
+ * --rx-map; with it, one per RX queue of the daemon, each datagram on its
+ * tenant's: rx_map.h). The lock is a priority-inheriting mutex, not a
+ * spinlock: with a SCHED_FIFO sender (--rt) on the CPU of a normal one
+ * holding it, a spinlock spins until the kernel throttles real-time tasks
+ * (0.95 s). Uncontended, it is one atomic, as a spinlock is.
+ *
+ * A blast is a replay: its frames are built once in the region and its
+ * ring's descriptors point at them; the sender then only moves the head
+ * to the tail the daemon reached, and naps while the daemon copies and
+ * parses them, as a NIC's ring fills by DMA at no cost to its host.
  */
 #include <arpa/inet.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <rte_arp.h>
-#include <rte_cycles.h>
-#include <rte_eal.h>
-#include <rte_ethdev.h>
+#include <rte_ether.h>
 #include <rte_ip.h>
-#include <rte_mbuf.h>
 #include <rte_pause.h>
 #include <rte_udp.h>
 
+#include "../common/hg_util.h"
 #include "hgload_memif.h"
+#include "memif_client.h"
 #include "rx_map.h"
 #include "tool_eal.h"
-#include "../common/hg_util.h"
 
-#define RING      1024u
-#define MBUFS     8191u	/* the receiver's: the RX ring and what it holds */
-#define TX_MBUFS  2047u	/* a sender's: its batch, the rest is freed as sent */
-#define RX_BURST  32u
-#define TX_BATCH  32u
-#define WAIT_LINK_S 5
-#define WAIT_ARP_S  3
+#define LOG2_RING  10u		/* 1,024 slots, DPDK's memif default */
+#define BSIZE      2048u
+#define FRAME_MAX  1536u
+#define RX_BURST   32u
+#define MAX_REPLAYS 4u	/* blasts of one hgload: its loads */
+#define TX_BATCH   32u
+#define WAIT_ARP_S 3
 /* A full ring is the daemon behind on RX: retry this long, then drop. */
 #define TX_RETRY_NS 1000000u
 /* Every wait here naps rather than spins: hgload shares CPU 0 with the
  * apps it measures, and a poller that never sleeps takes that CPU from
  * them (a SCHED_FIFO one, all of it, down to the app of its own victim).
- * The receiver naps when the ring is empty, and after RX_BUSY_NS of
+ * The receiver naps when the rings are empty, and after RX_BUSY_NS of
  * frames without a pause all the same. */
 #define RX_NAP_NS  10000u
 #define TX_NAP_NS  2000u
 #define RX_BUSY_NS 200000u
+/* The replay's nap: half the time the daemon takes to drain the ring at
+ * the pace it last did, so that it never runs dry and the sender wakes
+ * as seldom as that allows (a wake-up costs ~13 us of CPU here). */
+#define REPLAY_NAP_MIN_NS 20000u
+#define REPLAY_NAP_MAX_NS 2000000u
+
+/* Who put what on a replayed ring, so that each replay learns how many
+ * of its frames the daemon took: the daemon takes a ring's slots in
+ * order, so runs of slots leave the ring in the order they were
+ * published. Positions count from the connection's start; the tail (16
+ * bits) is sampled at every publication, more often than it can wrap (a
+ * ring is at most 2^14 slots). Under the ring's lock. */
+#define OWNER_RUNS 4096u	/* more than a ring's slots' worth of runs */
+
+struct owners {
+	uint64_t published, taken;
+	uint16_t tail;			/* at the last sample */
+	uint32_t head, n;		/* runs, a circular queue */
+	struct { uint64_t start, end; unsigned who; } run[OWNER_RUNS];
+	uint64_t took[1 + MAX_REPLAYS];	/* by replay id; 0: other senders */
+	unsigned replays;		/* blasts that share the ring */
+};
 
 static struct {
-	uint16_t port;
-	struct rte_mempool *pool;
+	struct hg_mc mc;
 	struct rte_ether_addr mac, peer;
 	int have_peer;
 	struct hgl_memif_cfg c;
@@ -62,61 +85,77 @@ static struct {
 	/* one lock per ring: a load whose tenant has a queue of its own
 	 * never waits for another's sender */
 	pthread_mutex_t tx_lock[HG_RX_MAP_RINGS];
-	double ns_per_tsc;
+	/* a sender other than the replay published on the ring since the
+	 * replay last refilled it: its slots point at that sender's buffers */
+	int borrowed[HG_RX_MAP_RINGS];
+	int ever_borrowed[HG_RX_MAP_RINGS];
+	/* the replay that refilled each ring last (two may share one: a
+	 * refill after another's rewrites its slots' descriptors), 0: none */
+	unsigned last_replay[HG_RX_MAP_RINGS];
+	unsigned replays;
+	struct owners *own[HG_RX_MAP_RINGS];	/* a replayed ring's runs */
+	uint32_t replay_used;		/* bytes of the region's extra area */
 } mf;
 
-/* The calling thread's pool (hgl_memif_thread; the receiver's pool
- * before that: the opening thread is the receiver) and frames not yet
- * handed to the port. */
-static __thread struct rte_mempool *txpool;
+static void
+owners_sample(struct owners *o, uint16_t tail)
+{
+	o->taken += (uint16_t)(tail - o->tail);
+	o->tail = tail;
+	while (o->n > 0 && o->run[o->head].end <= o->taken) {
+		o->took[o->run[o->head].who] += o->run[o->head].end - o->run[o->head].start;
+		o->head = (o->head + 1) % OWNER_RUNS;
+		o->n--;
+	}
+}
+
+/* n slots published by who; the ring's lock is held. */
+static void
+owners_add(unsigned ring, unsigned n, unsigned who)
+{
+	struct owners *o = mf.own[ring];
+	uint32_t at;
+
+	if (o == NULL || n == 0)
+		return;
+	owners_sample(o, __atomic_load_n(&mf.mc.c2s[ring].r->tail, __ATOMIC_ACQUIRE));
+	if (o->n == OWNER_RUNS)	/* cannot be: the oldest run is surely taken */
+		owners_sample(o, o->tail);
+	at = (o->head + o->n++) % OWNER_RUNS;
+	o->run[at].start = o->published;
+	o->run[at].end = o->published += n;
+	o->run[at].who = who;
+}
+
+/* What the daemon took of who's frames so far. */
+static uint64_t
+owners_took(unsigned ring, unsigned who)
+{
+	struct owners *o = mf.own[ring];
+	uint64_t took;
+
+	pthread_mutex_lock(&mf.tx_lock[ring]);
+	owners_sample(o, __atomic_load_n(&mf.mc.c2s[ring].r->tail, __ATOMIC_ACQUIRE));
+	took = o->took[who];
+	if (o->n > 0 && o->run[o->head].who == who && o->taken > o->run[o->head].start)
+		took += o->taken - o->run[o->head].start;
+	pthread_mutex_unlock(&mf.tx_lock[ring]);
+	return took;
+}
+
+
+/* The calling thread's frames not yet on a ring. */
 static __thread struct {
-	struct rte_mbuf *m[TX_BATCH];
+	uint8_t f[TX_BATCH][FRAME_MAX];
+	uint16_t len[TX_BATCH];
 	unsigned n;
 	unsigned ring;			/* where the batch goes */
 } txb;
 
-/* The mbufs a thread sends (the PMD frees them in the same call) or the
- * receiver takes, in a pool of that thread's own with single-producer,
- * single-consumer ops. A shared multi-thread pool would livelock: its
- * ring makes a thread wait, spinning, for another that stopped halfway
- * through an update, and on one CPU a SCHED_FIFO sender (--rt) spins
- * while the normal thread it waits for never runs, until the kernel
- * throttles real-time tasks (~1 s). */
-static struct rte_mempool *
-pool_of(const char *name, unsigned n)
-{
-	return rte_pktmbuf_pool_create_by_ops(name, n, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-					      (int)rte_socket_id(), "ring_sp_sc");
-}
-
-static int
-start_eal(const char *socket)
-{
-	char vdev[200];
-	const char *vdevs[] = { vdev };
-
-	hg_tool_memif_vdev(vdev, sizeof(vdev), socket);
-	return hg_tool_eal("hgload", vdevs, 1);
-}
-
-static int
-start_port(void)
-{
-	if (rte_eth_dev_count_avail() == 0)
-		return -1;
-	mf.port = (uint16_t)rte_eth_find_next(0);
-	mf.pool = pool_of("hgl_rx", MBUFS);
-	if (mf.pool == NULL ||
-	    hg_tool_port(mf.port, mf.pool, RING, (uint16_t)mf.map.cores,
-			 (uint16_t)hg_rx_map_rings(&mf.map)) < 0)
-		return -1;
-	return rte_eth_macaddr_get(mf.port, &mf.mac);
-}
-
 static void
 nap(long ns)
 {
-	struct timespec ts = { 0, ns };
+	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
 
 	nanosleep(&ts, NULL);
 }
@@ -124,22 +163,29 @@ nap(long ns)
 uint64_t
 hgl_memif_now_ns(void)
 {
-	return (uint64_t)((double)rte_rdtsc() * mf.ns_per_tsc);
+	return hg_now_ns();
 }
 
-/* Hands frames to ring `ring`, retrying a full ring for TX_RETRY_NS;
+/* Copies frames onto ring `ring`, retrying a full ring for TX_RETRY_NS;
  * returns how many were dropped. */
 static unsigned
-tx_frames(unsigned ring, struct rte_mbuf **m, unsigned n)
+tx_frames(unsigned ring, uint8_t (*f)[FRAME_MAX], const uint16_t *len, unsigned n)
 {
 	uint64_t give_up = 0;
-	unsigned sent = 0;
+	unsigned sent = 0, k, i;
 
 	while (sent < n) {
 		pthread_mutex_lock(&mf.tx_lock[ring]);
-		sent += rte_eth_tx_burst(mf.port, (uint16_t)ring, m + sent,
-					 (uint16_t)(n - sent));
+		k = hg_mc_room(&mf.mc, ring);
+		k = k < n - sent ? k : n - sent;
+		for (i = 0; i < k; i++)
+			memcpy(hg_mc_slot(&mf.mc, ring, i), f[sent + i], len[sent + i]);
+		hg_mc_publish(&mf.mc, ring, len + sent, k);
+		owners_add(ring, k, 0);
+		if (k > 0)
+			__atomic_store_n(&mf.borrowed[ring], 1, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&mf.tx_lock[ring]);
+		sent += k;
 		if (sent == n)
 			break;
 		if (give_up == 0)
@@ -148,20 +194,13 @@ tx_frames(unsigned ring, struct rte_mbuf **m, unsigned n)
 			break;
 		nap(TX_NAP_NS);
 	}
-	rte_pktmbuf_free_bulk(m + sent, n - sent);
 	return n - sent;
-}
-
-static int
-tx_one(struct rte_mbuf *m)
-{
-	return tx_frames(0, &m, 1) ? -1 : 0;
 }
 
 unsigned
 hgl_memif_flush(void)
 {
-	unsigned dropped = txb.n ? tx_frames(txb.ring, txb.m, txb.n) : 0;
+	unsigned dropped = txb.n ? tx_frames(txb.ring, txb.f, txb.len, txb.n) : 0;
 
 	txb.n = 0;
 	return dropped;
@@ -170,28 +209,18 @@ hgl_memif_flush(void)
 int
 hgl_memif_thread(void)
 {
-	char name[RTE_MEMPOOL_NAMESIZE];
-	static unsigned n;
-
-	if (txpool != NULL)
-		return 0;
-	snprintf(name, sizeof(name), "hgl_tx%u", __atomic_fetch_add(&n, 1, __ATOMIC_RELAXED));
-	txpool = pool_of(name, TX_MBUFS);
-	return txpool ? 0 : -1;
+	return 0;	/* a thread's batch is thread-local: nothing to make */
 }
 
 /* An ARP request (who has tip) or a reply to one (we are sip). */
 static void
 send_arp(uint16_t op, const struct rte_ether_addr *to, uint32_t tip)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(txpool ? txpool : mf.pool);
-	struct rte_ether_hdr *e;
-	struct rte_arp_hdr *a;
+	uint8_t f[1][FRAME_MAX];
+	struct rte_ether_hdr *e = (struct rte_ether_hdr *)f[0];
+	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(e + 1);
+	uint16_t len = sizeof(*e) + sizeof(*a);
 
-	if (m == NULL)
-		return;
-	e = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	a = (struct rte_arp_hdr *)(e + 1);
 	if (to != NULL)
 		e->dst_addr = *to;
 	else
@@ -209,8 +238,7 @@ send_arp(uint16_t op, const struct rte_ether_addr *to, uint32_t tip)
 	if (to != NULL)
 		a->arp_data.arp_tha = *to;
 	a->arp_data.arp_tip = tip;
-	m->data_len = m->pkt_len = sizeof(*e) + sizeof(*a);
-	tx_one(m);
+	tx_frames(0, f, &len, 1);
 }
 
 static void
@@ -228,52 +256,56 @@ on_arp(const struct rte_arp_hdr *a)
 	}
 }
 
-/* A frame from the port: ARP is answered or learned; a UDP datagram
+struct took {
+	void (*fn)(void *, unsigned, uint16_t, const uint8_t *, size_t);
+	void *arg;
+	unsigned got;
+};
+
+/* A frame from the daemon: ARP is answered or learned; a UDP datagram
  * from the target to one of our flows' ports is handed on. */
-static unsigned
-on_frame(struct rte_mbuf *m,
-	 void (*took)(void *, unsigned, uint16_t, const uint8_t *, size_t), void *arg)
+static void
+on_frame(void *arg, const uint8_t *frame, uint32_t len)
 {
-	const struct rte_ether_hdr *e = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ether_hdr *e = (const void *)frame;
 	const struct rte_ipv4_hdr *ip = (const void *)(e + 1);
 	const struct rte_udp_hdr *u;
-	uint32_t len = rte_pktmbuf_data_len(m), ihl, f, ulen;
+	struct took *tk = arg;
+	uint32_t ihl, f, ulen;
 
 	if (len < sizeof(*e))
-		return 0;
+		return;
 	if (e->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP)) {
 		if (len >= sizeof(*e) + sizeof(struct rte_arp_hdr))
 			on_arp((const void *)(e + 1));
-		return 0;
+		return;
 	}
 	if (e->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
 	    len < sizeof(*e) + sizeof(*ip) || ip->next_proto_id != IPPROTO_UDP ||
 	    ip->src_addr != mf.c.dst_ip)
-		return 0;
+		return;
 	ihl = (ip->version_ihl & 0xf) * 4u;
 	if (ihl < sizeof(*ip) || len < sizeof(*e) + ihl + sizeof(*u))
-		return 0;
+		return;
 	u = (const void *)((const uint8_t *)ip + ihl);
 	f = rte_be_to_cpu_16(u->dst_port) - HGL_MEMIF_PORT0;
 	ulen = rte_be_to_cpu_16(u->dgram_len);
 	if (f >= mf.c.flows || ulen < sizeof(*u) || sizeof(*e) + ihl + ulen > len)
-		return 0;
-	took(arg, f, u->src_port, (const uint8_t *)(u + 1), ulen - sizeof(*u));
-	return 1;
+		return;
+	tk->fn(tk->arg, f, u->src_port, (const uint8_t *)(u + 1), ulen - sizeof(*u));
+	tk->got++;
 }
 
-/* A burst from the daemon's TX queues (our RX rings), the next ring
+/* A burst from the daemon's TX queues (our S2C rings), the next ring
  * first each time. */
 static unsigned
-rx_any(struct rte_mbuf **m)
+rx_any(struct took *tk)
 {
 	static __thread unsigned next;
-	unsigned i, q, k = 0;
+	unsigned i, k = 0;
 
-	for (i = 0; i < mf.map.cores && k == 0; i++) {
-		q = next++ % mf.map.cores;
-		k = rte_eth_rx_burst(mf.port, (uint16_t)q, m, RX_BURST);
-	}
+	for (i = 0; i < mf.mc.n_s2c && k == 0; i++)
+		k = hg_mc_rx(&mf.mc, next++ % mf.mc.n_s2c, RX_BURST, on_frame, tk);
 	return k;
 }
 
@@ -285,15 +317,12 @@ hgl_memif_poll(uint64_t max_ns,
 {
 	static __thread uint64_t napped;	/* when this thread last did */
 	static __thread unsigned quiet;		/* naps since the last frame */
-	struct rte_mbuf *m[RX_BURST];
+	struct took tk = { took, arg, 0 };
 	uint64_t now = hgl_memif_now_ns(), end = now + max_ns, last = now;
-	unsigned got = 0, k, i;
+	unsigned k;
 
 	do {
-		k = rx_any(m);
-		for (i = 0; i < k; i++)
-			got += on_frame(m[i], took, arg);
-		rte_pktmbuf_free_bulk(m, k);
+		k = rx_any(&tk);
 		now = hgl_memif_now_ns();
 		if (k) {
 			/* what the frames let out (credit drains, ARP) */
@@ -307,40 +336,29 @@ hgl_memif_poll(uint64_t max_ns,
 		}
 		if (k == RX_BURST)
 			continue;	/* more are waiting */
-		if (got)
+		if (tk.got)
 			break;
 		if (now - last >= mf.c.rx_spin_ns) {
-			/* the longer the quiet, the longer the nap: a poller
-			 * that woke every 10 us would preempt the apps on its
-			 * CPU at each wake-up, whatever its small share */
-			hg_tool_backoff(quiet, mf.c.rx_nap_max_ns);
+			/* asleep until the daemon writes a frame (it rings
+			 * the ring's eventfd while we wait): a poller that
+			 * woke every 10 us would preempt the apps on its CPU
+			 * at each wake-up, whatever its small share */
+			hg_mc_rx_wait(&mf.mc, end - now < 100000000u ? end - now : 100000000u);
 			quiet++;
-			napped = now;
+			napped = hgl_memif_now_ns();
 		} else {
 			rte_pause();
 		}
 	} while (now < end);
-	return got;
+	return tk.got;
 }
+
+static unsigned ring_of(unsigned f, uint16_t dport);
 
 static void
 ignore(void *arg, unsigned f, uint16_t sport, const uint8_t *p, size_t n)
 {
 	(void)arg, (void)f, (void)sport, (void)p, (void)n;
-}
-
-static int
-wait_link(void)
-{
-	struct rte_eth_link link;
-	int i;
-
-	for (i = 0; i < WAIT_LINK_S * 100; i++) {
-		if (rte_eth_link_get_nowait(mf.port, &link) == 0 && link.link_status)
-			return 0;
-		usleep(10000);
-	}
-	return -1;
 }
 
 static int
@@ -359,8 +377,9 @@ int
 hgl_memif_open(const struct hgl_memif_cfg *c, char *err, size_t n)
 {
 	pthread_mutexattr_t a;
-
 	unsigned r;
+	uint32_t pid = (uint32_t)getpid();
+	uint64_t deep = 0;
 
 	mf.c = *c;
 	if (c->map != NULL)
@@ -372,20 +391,23 @@ hgl_memif_open(const struct hgl_memif_cfg *c, char *err, size_t n)
 	for (r = 0; r < HG_RX_MAP_RINGS; r++)
 		pthread_mutex_init(&mf.tx_lock[r], &a);
 	pthread_mutexattr_destroy(&a);
-	if (start_eal(c->socket) < 0) {
-		snprintf(err, n, "cannot start DPDK for memif %s", c->socket);
-		return -1;
+	/* a locally administered address of our own */
+	mf.mac = (struct rte_ether_addr){ { 0x02, 0x68, 0x6c, (uint8_t)(pid >> 16),
+					    (uint8_t)(pid >> 8), (uint8_t)pid } };
+	for (r = 0; r < c->n_blast && r < MAX_REPLAYS; r++) {
+		unsigned q = ring_of(c->blast[r].flow0, c->blast[r].dport);
+
+		deep |= 1ull << q;
+		if (mf.own[q] == NULL && (mf.own[q] = calloc(1, sizeof(*mf.own[q]))) == NULL) {
+			snprintf(err, n, "no memory");
+			return -1;
+		}
+		mf.own[q]->replays++;
 	}
-	mf.ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
-	if (start_port() < 0) {
-		snprintf(err, n, "cannot start the memif port");
+	if (hg_mc_connect(&mf.mc, c->socket, hg_rx_map_rings(&mf.map), mf.map.cores,
+			  c->ring_log2 ? c->ring_log2 : LOG2_RING, deep, BSIZE,
+			  (size_t)HGL_BLAST_FLOWS * FRAME_MAX * 2, err, n) < 0)
 		return -1;
-	}
-	if (wait_link() < 0) {
-		snprintf(err, n, "no daemon connected to memif %s within %d s",
-			 c->socket, WAIT_LINK_S);
-		return -1;
-	}
 	if (c->peer_mac != NULL) {
 		if (rte_ether_unformat_addr(c->peer_mac, &mf.peer) < 0) {
 			snprintf(err, n, "--peer-mac %s is not a MAC address", c->peer_mac);
@@ -393,9 +415,9 @@ hgl_memif_open(const struct hgl_memif_cfg *c, char *err, size_t n)
 		}
 		mf.have_peer = 1;
 	} else if (resolve_peer() < 0) {
-		struct in_addr a = { c->dst_ip };
+		struct in_addr ia = { c->dst_ip };
 
-		snprintf(err, n, "%s does not answer ARP on memif %s", inet_ntoa(a),
+		snprintf(err, n, "%s does not answer ARP on memif %s", inet_ntoa(ia),
 			 c->socket);
 		return -1;
 	}
@@ -403,12 +425,11 @@ hgl_memif_open(const struct hgl_memif_cfg *c, char *err, size_t n)
 }
 
 /* Writes flow f's Ethernet/IPv4/UDP frame to dport (network order) with
- * payload into m. */
-static void
-build_frame(struct rte_mbuf *m, unsigned f, uint16_t dport, const void *payload,
-	    size_t len)
+ * payload into out; its length. */
+static uint16_t
+build_frame(uint8_t *out, unsigned f, uint16_t dport, const void *payload, size_t len)
 {
-	struct rte_ether_hdr *e = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_ether_hdr *e = (struct rte_ether_hdr *)out;
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(e + 1);
 	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(ip + 1);
 
@@ -429,7 +450,7 @@ build_frame(struct rte_mbuf *m, unsigned f, uint16_t dport, const void *payload,
 		.dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*u) + len)),
 	};
 	memcpy(u + 1, payload, len);
-	m->data_len = m->pkt_len = (uint32_t)(sizeof(*e) + sizeof(*ip) + sizeof(*u) + len);
+	return (uint16_t)(sizeof(*e) + sizeof(*ip) + sizeof(*u) + len);
 }
 
 /* The daemon's ring for flow f's datagrams to dport (network order). */
@@ -442,71 +463,119 @@ ring_of(unsigned f, uint16_t dport)
 int
 hgl_memif_send(unsigned f, uint16_t dport, const void *payload, size_t len)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(txpool ? txpool : mf.pool);
 	unsigned ring = ring_of(f, dport), dropped = 0;
+	size_t hdr = sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) +
+		     sizeof(struct rte_udp_hdr);
 
-	if (m == NULL)
+	if (len + hdr > FRAME_MAX)
 		return -1;
 	if (txb.n > 0 && txb.ring != ring)
 		dropped = hgl_memif_flush();
-	build_frame(m, f, dport, payload, len);
+	txb.len[txb.n] = build_frame(txb.f[txb.n], f, dport, payload, len);
 	txb.ring = ring;
-	txb.m[txb.n++] = m;
+	txb.n++;
 	return (int)(dropped + (txb.n == TX_BATCH ? hgl_memif_flush() : 0));
 }
 
-/* One burst of the blast: the frames' references are raised first, as
- * the PMD drops one for each frame it copies into the ring; the ones it
- * refused are dropped here. Returns the frames sent. */
-static unsigned
-blast_burst(unsigned ring, struct rte_mbuf **burst)
-{
-	unsigned i, sent;
+/* The replay's frames, built once in the region's extra area. */
+struct replay {
+	unsigned id, ring, nf;
+	uint32_t off[HGL_BLAST_FLOWS];
+	uint16_t len[HGL_BLAST_FLOWS];
+};
 
-	for (i = 0; i < TX_BATCH; i++)
-		rte_mbuf_refcnt_update(burst[i], 1);
-	pthread_mutex_lock(&mf.tx_lock[ring]);
-	sent = rte_eth_tx_burst(mf.port, (uint16_t)ring, burst, TX_BATCH);
-	pthread_mutex_unlock(&mf.tx_lock[ring]);
-	for (i = sent; i < TX_BATCH; i++)
-		rte_mbuf_refcnt_update(burst[i], -1);
-	return sent;
+static int
+replay_build(const struct hgl_blast *b, struct replay *rp)
+{
+	size_t hdr = sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) +
+		     sizeof(struct rte_udp_hdr);
+	uint32_t at;
+	unsigned i;
+
+	rp->nf = b->flows < HGL_BLAST_FLOWS ? b->flows : HGL_BLAST_FLOWS;
+	if (rp->nf == 0 || b->len + hdr > FRAME_MAX)
+		return -1;
+	at = __atomic_fetch_add(&mf.replay_used, rp->nf * FRAME_MAX, __ATOMIC_RELAXED);
+	if (at + rp->nf * FRAME_MAX > HGL_BLAST_FLOWS * FRAME_MAX * 2)
+		return -1;	/* two blasts at most share the area */
+	for (i = 0; i < rp->nf; i++) {
+		rp->off[i] = at + i * FRAME_MAX;
+		rp->len[i] = build_frame(hg_mc_extra(&mf.mc) + rp->off[i], b->flow0 + i,
+					 b->dport, b->payload, b->len);
+	}
+	/* one ring for the blast: its first flow's (a daemon of several
+	 * cores gets the whole flood on one of them) */
+	rp->ring = ring_of(b->flow0, b->dport);
+	rp->id = __atomic_add_fetch(&mf.replays, 1, __ATOMIC_RELAXED);
+	if (rp->id > MAX_REPLAYS || mf.own[rp->ring] == NULL)
+		return -1;	/* a ring made for it at open (hgl_memif_cfg.blast) */
+	return 0;
+}
+
+/* Refills the ring; a quarter of it is left to the other senders once
+ * one has used it, as a NIC's ring takes what arrives in order. */
+static unsigned
+replay_push(struct replay *rp)
+{
+	unsigned r = rp->ring, slots = mf.mc.c2s[r].mask + 1u, n, keep, room;
+	int shared;
+
+	pthread_mutex_lock(&mf.tx_lock[r]);
+	shared = __atomic_exchange_n(&mf.borrowed[r], 0, __ATOMIC_RELAXED);
+	mf.ever_borrowed[r] |= shared;
+	shared |= mf.last_replay[r] != rp->id;
+	/* floods that share a ring arrive interleaved, as on a link: each
+	 * refills its part of the room */
+	keep = mf.ever_borrowed[r] ? slots / 4 : 0;
+	room = hg_mc_room(&mf.mc, r);
+	if (mf.own[r]->replays > 1 && room > keep)
+		keep += (room - keep) - (room - keep) / mf.own[r]->replays;
+	n = hg_mc_replay_push(&mf.mc, r, rp->off, rp->len, rp->nf, keep, shared);
+	owners_add(r, n, rp->id);
+	if (n > 0)
+		mf.last_replay[r] = rp->id;
+	pthread_mutex_unlock(&mf.tx_lock[r]);
+	return n;
 }
 
 uint64_t
 hgl_memif_blast(const struct hgl_blast *b, uint64_t *refused)
 {
-	struct rte_mbuf *frame[HGL_BLAST_FLOWS], *burst[TX_BATCH];
-	unsigned nf = RTE_MIN(b->flows, HGL_BLAST_FLOWS), i, k, off = 0;
-	/* one ring for the blast: its first flow's (a daemon of several
-	 * cores gets the whole flood on one of them) */
-	unsigned ring = ring_of(b->flow0, b->dport);
-	uint64_t sent = 0, polls = 0;
+	struct replay rp;
+	uint64_t pushed = 0, nap_ns = 50000, t0, t1, rate;
+	unsigned slots, room, taken;
 
 	*refused = 0;
-	if (nf == 0 || rte_pktmbuf_alloc_bulk(txpool ? txpool : mf.pool, frame, nf) != 0)
+	if (replay_build(b, &rp) < 0)
 		return 0;
-	for (i = 0; i < nf; i++)
-		build_frame(frame[i], b->flow0 + i, b->dport, b->payload, b->len);
-	/* the clock every 64 bursts: a few ns per burst, not per frame */
-	while (polls++ % 64 != 0 || hgl_memif_now_ns() < b->end_ns) {
-		/* the flows in turn, a burst's worth each time */
-		for (i = 0; i < TX_BATCH; i++)
-			burst[i] = frame[(off + i) % nf];
-		off = (off + TX_BATCH) % nf;
-		k = blast_burst(ring, burst);
-		sent += k;
-		if (k < TX_BATCH)
-			(*refused)++;
+	slots = mf.mc.c2s[rp.ring].mask + 1u;
+	t0 = hgl_memif_now_ns();
+	while (t0 < b->end_ns) {
+		pushed += replay_push(&rp);
+		nap((long)nap_ns);
+		t1 = hgl_memif_now_ns();
+		room = hg_mc_room(&mf.mc, rp.ring);
+		if (room < slots / 4)
+			(*refused)++;	/* the daemon is behind: the link drops */
+		/* the next nap: half the time the daemon takes to drain a
+		 * ring at the pace it just went */
+		taken = room;
+		rate = taken > 0 ? (uint64_t)taken * 1000000000u / (t1 - t0 + 1) : 0;
+		nap_ns = rate > 0 ? (uint64_t)slots / 2 * 1000000000u / rate : nap_ns * 2;
+		nap_ns = nap_ns < REPLAY_NAP_MIN_NS ? REPLAY_NAP_MIN_NS :
+			 nap_ns > REPLAY_NAP_MAX_NS ? REPLAY_NAP_MAX_NS : nap_ns;
+		t0 = t1;
 	}
-	rte_pktmbuf_free_bulk(frame, nf);
-	return sent;
+	(void)pushed;
+	return owners_took(rp.ring, rp.id);
 }
 
 void
 hgl_memif_close(void)
 {
-	rte_eth_dev_stop(mf.port);
-	rte_eth_dev_close(mf.port);
-	rte_eal_cleanup();
+	unsigned r;
+
+	for (r = 0; r < HG_RX_MAP_RINGS; r++)
+		free(mf.own[r]);
+	hg_mc_close(&mf.mc);
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * hgload's memif transport (issue 14): the same workloads, sessions,
- * credits and report as over kernel sockets (hgload.c), but the datagrams
- * go to the daemon as Ethernet/IPv4/UDP frames over a net_memif port of
- * hgload's own, with no kernel in the path. One port per process; the
- * loads of one hgload (--and) share it, as tenants share a NIC.
+ * hgload's memif transport: the same workloads, sessions, credits and
+ * report as over kernel sockets (hgload.c), but the datagrams go to the
+ * daemon as Ethernet/IPv4/UDP frames over a memif connection of hgload's
+ * own (memif_client.h), with no kernel in the path. One connection per
+ * process; the loads of one hgload (--and) share it, as tenants share a
+ * NIC.
  */
 #ifndef HG_TOOLS_HGLOAD_MEMIF_H
 #define HG_TOOLS_HGLOAD_MEMIF_H
@@ -16,7 +17,8 @@ struct hg_rx_map;
 
 /* Where the frames go: addresses in network order. */
 struct hgl_memif_cfg {
-	const char *socket;	/* the daemon's memif socket (role=server) */
+	const char *socket;	/* the daemon's memif socket (@NAME: abstract) */
+	unsigned ring_log2;	/* slots per ring, as log2; 0: 1,024 */
 	uint32_t src_ip, dst_ip;
 	unsigned flows;		/* flow f sends from port HGL_MEMIF_PORT0 + f */
 	uint64_t rx_spin_ns;	/* the receiver polls this long after the
@@ -26,15 +28,19 @@ struct hgl_memif_cfg {
 	const struct hg_rx_map *map;	/* the daemon's rings, NULL: one */
 	const char *peer_mac;	/* the peer's MAC, for a peer that does not
 				 * answer ARP (testpmd as the echo); NULL: ask */
+	/* the blasts to come: their rings get the most slots a ring may
+	 * have (a replay refills it once a millisecond, not every 70 us) */
+	struct { unsigned flow0; uint16_t dport; } blast[4];	/* dport: network order */
+	unsigned n_blast;
 };
 
 #define HGL_MEMIF_PORT0 20000u
 
-/* Starts EAL and the memif port, waits for the daemon to connect and
- * learns its MAC (ARP). Returns 0, or -1 with the reason in err. */
+/* Connects to the daemon's memif socket and learns its MAC (ARP).
+ * Returns 0, or -1 with the reason in err. */
 int hgl_memif_open(const struct hgl_memif_cfg *c, char *err, size_t n);
-/* Gives the calling thread mbufs of its own; each thread that sends
- * calls it before it does. 0, or -1 if there is no memory for them. */
+/* Readies the calling thread to send (each thread that sends calls it
+ * before it does). 0, or -1. */
 int hgl_memif_thread(void);
 /* Queues one datagram of flow f to UDP port dport (network order) in the
  * calling thread's TX batch, which goes out when full or at
@@ -42,7 +48,8 @@ int hgl_memif_thread(void);
  * (the ring stayed full), or -1 if there was no buffer for this one. */
 int hgl_memif_send(unsigned f, uint16_t dport, const void *payload, size_t len);
 /* A blast (hgload --blast): the same datagram from each of flows flows,
- * as fast as the ring takes them, until end_ns (hgl_memif_now_ns). */
+ * replayed: built once, pointed at by every descriptor of its ring, the
+ * ring refilled by moving its head, until end_ns (hgl_memif_now_ns). */
 #define HGL_BLAST_FLOWS 64u	/* prebuilt frames at most: one per flow */
 struct hgl_blast {
 	unsigned flow0, flows;
@@ -51,9 +58,10 @@ struct hgl_blast {
 	size_t len;
 	uint64_t end_ns;
 };
-/* Sends prebuilt frames in bursts from the calling thread (after
- * hgl_memif_thread): nothing is built or allocated per datagram. Returns
- * the frames the ring took; *refused: the bursts it did not take whole. */
+/* Replays from the calling thread (after hgl_memif_thread): nothing is
+ * built, copied or allocated per datagram. Returns the frames the daemon
+ * took off the ring; *refused: the refills that found the daemon behind
+ * (more than 3/4 of the ring still unread). */
 uint64_t hgl_memif_blast(const struct hgl_blast *b, uint64_t *refused);
 /* Sends the calling thread's batch; returns the datagrams dropped. */
 unsigned hgl_memif_flush(void);
@@ -65,7 +73,7 @@ unsigned hgl_memif_poll(uint64_t max_ns,
 			void (*took)(void *arg, unsigned f, uint16_t sport,
 				     const uint8_t *p, size_t n),
 			void *arg);
-/* Nanoseconds from the TSC: what timestamps requests over memif. */
+/* CLOCK_MONOTONIC in ns: what timestamps requests over memif. */
 uint64_t hgl_memif_now_ns(void);
 void hgl_memif_close(void);
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -7,8 +8,20 @@
 #include <rte_hash.h>
 #include <rte_mbuf.h>
 
+#include "../../common/eal_dir.h"
 #include "../../slowpath/config.h"
 #include "fuzz_env.h"
+
+/* EAL's runtime folder, made even under --no-shconf, goes at exit. */
+static void
+remove_eal_dir(void)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+	if (dir[0] != '\0')
+		hg_eal_dir_remove(dir);
+}
 
 static int
 eal(void)
@@ -19,6 +32,7 @@ eal(void)
 			 "-l", "0", NULL };
 
 	snprintf(prefix, sizeof(prefix), "hgfuzz%d", (int)getpid());
+	atexit(remove_eal_dir);
 	return rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv);
 }
 

@@ -161,9 +161,11 @@ def test_weights_hold_under_saturation(rx_queues):
     got = {n: after[n] - before[n] for n in after}
     share = got["heavy0"] / (got["heavy0"] + got["light0"])
     assert 0.65 <= share <= 0.85, (share, got, heavy, light)
-    # both floods went far past what the core serves: the shares are the
-    # weights', not the offered loads'
-    assert heavy["sent"] > 3 * heavy["received"] and light["sent"] > 3 * light["received"]
+    # both floods went past what the core serves: the daemon took more of
+    # each one's frames than it answered; the shares are the weights',
+    # not the offered loads'
+    for f in (heavy, light):
+        assert f["sent"] > 1.5 * f["received"], f
 
 
 def test_tx_serves_funded_tenants_first():
