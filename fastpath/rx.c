@@ -117,8 +117,12 @@ over_budget(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
 		g->funded_busy = 1;
 		return 0;
 	}
-	/* t is unfunded, so any funded tenant with work is another one */
-	return g->full || (core_saturated(c) && pend_funded(dp, c, g));
+	/* t is unfunded, so any funded tenant with work is another one;
+	 * and only on a saturated core: one with time to spare drains a
+	 * backlog anyway (work conservation), a shed datagram would be one
+	 * it had time for (test_an_unsaturated_core_sheds_nothing shed a
+	 * light tenant's on two full bursts in a row at 40% busy) */
+	return core_saturated(c) && (g->full || pend_funded(dp, c, g));
 }
 
 /* Drops a datagram of tenant t after its RPC request was admitted: the
@@ -304,13 +308,15 @@ hg_fp_bells(struct hg_dp *dp, struct hg_fp_core *c)
 		struct hg_fp_tenant *ft = &c->t[t];
 
 		int rang = hg_bell_ring(&dp->tenant[t], c->bell[i].ctx);
+		uint64_t cost;
 
 		t1 = rte_rdtsc();
 		if (rang) {
+			cost = hg_bounded(c, t1 - t0);
 			rung++;
 			ft->doorbells++;
-			ft->doorbell_cycles += t1 - t0;
-			hg_charge(ft, HG_PT_RX, t1 - t0, 0, protect && hg_funded(dp, c, t));
+			ft->doorbell_cycles += cost;
+			hg_charge(ft, HG_PT_RX, cost, 0, protect && hg_funded(dp, c, t));
 		} else {
 			c->unattributed += t1 - t0;
 		}
@@ -403,7 +409,8 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q)
 		tenant = rx_one(dp, c, pkts[i], replies, &n_rep, t, &g, &shed);
 		now = rte_rdtsc();
 		if (tenant >= 0)
-			rx_bill(dp, c, &g, (unsigned)tenant, now - t + share, share, shed);
+			rx_bill(dp, c, &g, (unsigned)tenant, hg_bounded(c, now - t + share),
+				share, shed);
 		else
 			c->unattributed += now - t + share;
 		/* a reply to a tenant's datagram (an RPC reject) is its own */

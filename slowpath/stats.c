@@ -368,6 +368,8 @@ core_stats(const struct hg_fp_core *fc, struct hg_arena *a)
 		return NULL;
 	cs->core = fc->idx;
 	cs->unattributed_cycles = LOAD(fc->unattributed);
+	cs->has_preempted_cycles = 1;
+	cs->preempted_cycles = LOAD(fc->preempted);
 	cs->busy_passes = LOAD(fc->busy_passes);
 	cs->has_busy_cycles = 1;
 	cs->busy_cycles = LOAD(fc->busy_cycles);

@@ -502,8 +502,9 @@ rx_queues_json(const Hg__CoreStats *c)
 static json_t *
 core_stats_json(const Hg__CoreStats *c)
 {
-	return json_pack("{s:i, s:I, s:I, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
+	return json_pack("{s:i, s:I, s:I, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
 			 "core", (int)c->core,
+			 "preempted_cycles", (json_int_t)c->preempted_cycles,
 			 "naps", (json_int_t)c->naps,
 			 "nap_wakes", (json_int_t)c->nap_wakes,
 			 "rx_interrupts", (int)c->rx_interrupts,
@@ -622,10 +623,12 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 
 		printf("core %u: rx %" PRIu64 " tx %" PRIu64 " pkts; %" PRIu64
 		       " busy / %" PRIu64 " idle passes; %.1f M cycles busy, %.1f M "
-		       "of them no tenant's (empty polls, ARP, datagrams for no tenant)\n",
+		       "of them no tenant's (empty polls, ARP, datagrams for no tenant; "
+		       "%.1f M the OS's)\n",
 		       cs->core, cs->rx_packets, cs->tx_packets, cs->busy_passes,
 		       cs->idle_passes, (double)cs->busy_cycles / 1e6,
-		       (double)cs->unattributed_cycles / 1e6);
+		       (double)cs->unattributed_cycles / 1e6,
+		       (double)cs->preempted_cycles / 1e6);
 		print_drops(cs->drops, cs->n_drops, "  ");
 	}
 	return 0;
