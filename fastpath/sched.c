@@ -11,6 +11,7 @@
 #include "dp.h"
 #include "neigh.h"
 #include "parse.h"
+#include "sched_pick.h"
 #include "xmit.h"
 
 /* Builds one datagram from a validated descriptor into m. Returns 0; or,
@@ -169,18 +170,6 @@ serve(struct hg_dp *dp, struct hg_fp_core *c, int t, int protect, int funded,
 	return n;
 }
 
-/* Does any tenant with pending work here have budget left? */
-static int
-any_funded(const struct hg_dp *dp, struct hg_fp_core *c)
-{
-	int t;
-
-	HG_TSET_FOREACH(t, &c->pend)
-		if (hg_funded(dp, c, (unsigned)t))
-			return 1;
-	return 0;
-}
-
 /* Deficit round robin over the tenants with pending work, one lap from
  * sched_rr: funded ones (every one with protection off), each for one
  * batch sized to its budget (hg_batch_size), whose overrun becomes debt;
@@ -192,30 +181,26 @@ any_funded(const struct hg_dp *dp, struct hg_fp_core *c)
 unsigned
 hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c)
 {
-	int protect = hg_protecting(dp), t, f;
+	int protect = hg_protecting(dp), t;
 	unsigned sent = 0, n, start;
 
 	if (hg_tset_empty(&c->pend))
 		return 0;
-	if (protect && !any_funded(dp, c)) {
-		t = hg_lottery(&c->pend, dp->pub, &c->rng);
+	if (protect && !hg_sched_any_funded(dp, c)) {
+		t = hg_sched_slack(dp, c);
 		return t < 0 ? 0 : serve(dp, c, t, 1, 0, 1, HG_BATCH);
 	}
 	start = c->sched_rr % HG_MAX_TENANTS;
-	for (t = hg_tset_next(&c->pend, start); t >= 0 && sent < HG_BATCH;
-	     t = hg_tset_lap_next(&c->pend, t, start)) {
-		f = !protect || hg_funded(dp, c, (unsigned)t);
-		if (!f) {
-			c->t[t].throttles[HG_PT_SCHED]++;
-		} else {
-			c->sched_rr = (unsigned)t + 1;
-			n = serve(dp, c, t, protect, 1, 0, HG_BATCH - sent);
-			sent += n;
-			/* nothing sent and still pending: out of mbufs
-			 * (counted, retried next pass) */
-			if (n == 0 && hg_tset_has(&c->pend, (unsigned)t))
-				break;
-		}
+	for (t = hg_sched_next(dp, c, hg_tset_next(&c->pend, start), start, protect);
+	     t >= 0 && sent < HG_BATCH;
+	     t = hg_sched_next(dp, c, hg_tset_lap_next(&c->pend, t, start), start, protect)) {
+		c->sched_rr = (unsigned)t + 1;
+		n = serve(dp, c, t, protect, 1, 0, HG_BATCH - sent);
+		sent += n;
+		/* nothing sent and still pending: out of mbufs (counted,
+		 * retried next pass) */
+		if (n == 0 && hg_tset_has(&c->pend, (unsigned)t))
+			break;
 	}
 	return sent;
 }

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * RX's decision to shed a datagram for its tenant's budget (rx.c), apart
+ * so that a unit test can drive it against a daemon state of its own
+ * (tests/unit/test_rx_gate.c).
+ */
+#ifndef HG_FASTPATH_RX_GATE_H
+#define HG_FASTPATH_RX_GATE_H
+
+#include "dp.h"
+
+/* Open-loop receive protection (DESIGN §4, Virtuoso §4.4), decided right
+ * after parsing, before any copy, ring slot or doorbell: on a saturated
+ * core, a datagram of a tenant out of budget is dropped when a funded
+ * tenant has work, or when the burst came back full (the shared queue is
+ * backing up, and every datagram still served out of turn makes the ones
+ * behind it, a funded tenant's among them, wait longer). Never while the tenant is
+ * the only one: a lone tenant delays nobody. The drop costs parsing and a
+ * lookup; serving costs a copy, a ring slot and maybe a system call, so
+ * shedding is what lets the queue drain faster than it fills. */
+struct rx_gate {
+	int protect;		/* protection on: bill funded tenants */
+	int drop;		/* ... and rx-overbudget drop, with neighbours */
+	int full;		/* the burst came back full after a full one,
+				 * from a queue that more than one tenant is
+				 * receiving on */
+	int funded_busy;	/* a funded tenant has work: pending TX at the
+				 * burst's start (known once it matters) or a
+				 * datagram in this burst */
+	int pend_checked;	/* funded_busy looked at the pending ones */
+	int funded_seen;	/* a funded tenant's datagram was billed */
+	int unfunded;		/* the last unfunded tenant billed, or -1 */
+};
+
+/* Was tenant t funded when the burst first met it? Budgets are read once
+ * per tenant and burst (ft->burst), so a burst costs O(its tenants), and
+ * a tenant's debt from one burst is bounded by that burst. */
+static inline int
+hg_burst_funded(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
+{
+	struct hg_fp_tenant *ft = &c->t[t];
+
+	if (ft->burst != c->burst) {
+		ft->burst = c->burst;
+		ft->burst_funded = (uint32_t)hg_funded(dp, c, t);
+	}
+	return (int)ft->burst_funded;
+}
+
+/* Does a tenant with pending TX work here have budget left? Walks the
+ * pending set once per burst, only when an unfunded tenant's drop hangs
+ * on it. */
+static inline int
+pend_funded(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g)
+{
+	int t;
+
+	if (g->pend_checked)
+		return g->funded_busy;
+	g->pend_checked = 1;
+	HG_TSET_FOREACH(t, &c->pend)
+		if (hg_burst_funded(dp, c, (unsigned)t)) {
+			g->funded_busy = 1;
+			break;
+		}
+	return g->funded_busy;
+}
+
+/* A funded tenant's pending work waits for this core only while the core
+ * is saturated (hg_core_saturated): a core with idle passes serves
+ * everyone's work anyway, and shedding there would only throw away
+ * datagrams it had time for (work conservation). */
+static inline int
+core_saturated(const struct hg_fp_core *c)
+{
+	return hg_core_saturated(c, c->now);
+}
+
+static inline int
+hg_rx_over_budget(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
+	    int t)
+{
+	if (!g->drop)
+		return 0;
+	if (hg_burst_funded(dp, c, (unsigned)t)) {
+		g->funded_busy = 1;
+		return 0;
+	}
+	/* t is unfunded, so any funded tenant with work is another one;
+	 * and only on a saturated core: one with time to spare drains a
+	 * backlog anyway (work conservation), a shed datagram would be one
+	 * it had time for (test_an_unsaturated_core_sheds_nothing shed a
+	 * light tenant's on two full bursts in a row at 40% busy) */
+	return core_saturated(c) && (g->full || pend_funded(dp, c, g));
+}
+
+#endif /* HG_FASTPATH_RX_GATE_H */

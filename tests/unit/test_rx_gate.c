@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * RX's decision to shed a datagram for its tenant's budget (rx_gate.h),
+ * against a daemon state of the test's own with an injected clock: who is
+ * shed, on which core, and never a tenant with budget left. */
+#include <criterion/criterion.h>
+
+#include "../../fastpath/rx_gate.h"
+
+#define US 1000u		/* TSC ticks per microsecond, here */
+#define T0 (10u * 1000 * US)
+#define VICTIM 0
+#define FLOOD 1
+
+static struct hg_dp *dp;
+static struct hg_fp_core *c;
+
+static void
+setup(void)
+{
+	dp = hg_dp_new(1);
+	cr_assert(dp != NULL);
+	c = &dp->core[0];
+	c->tsc_us = US;
+	c->now = T0;
+	for (int t = 0; t < 2; t++) {
+		dp->pub[t].cap = 1000000;
+		dp->pub[t].rate = HG_RATE_ONE / 4;
+		c->t[t].bud = (struct hg_budget){ .granted = 1000000, .last = T0 };
+	}
+	/* the flood's budget is spent */
+	c->t[FLOOD].bud.consumed = 1500000;
+	dp->live.protection = dp->live.rx_drop = 1;
+}
+
+static void
+teardown(void)
+{
+	hg_dp_free(dp);
+}
+
+TestSuite(rx_gate, .init = setup, .fini = teardown);
+
+/* The core had no empty pass for `us` microseconds, over `passes` passes. */
+static void
+busy_for(uint64_t us, uint64_t passes)
+{
+	c->last_empty = c->now - us * US;
+	c->busy_streak = passes;
+}
+
+static struct rx_gate
+gate(int full)
+{
+	c->burst++;		/* a new burst: budgets are looked at again */
+	return (struct rx_gate){ .protect = 1, .drop = 1, .full = full, .unfunded = -1 };
+}
+
+Test(rx_gate, a_funded_tenant_is_never_shed)
+{
+	struct rx_gate g = gate(1);
+
+	busy_for(5000, 10000);
+	cr_assert(!hg_rx_over_budget(dp, c, &g, VICTIM));
+	cr_assert(g.funded_busy, "its datagram is work a funded tenant has");
+	/* ... however little it has left */
+	c->t[VICTIM].bud.consumed = 999999;
+	g = gate(1);
+	cr_assert(!hg_rx_over_budget(dp, c, &g, VICTIM));
+}
+
+Test(rx_gate, an_unfunded_tenant_is_shed_on_a_saturated_core)
+{
+	struct rx_gate g = gate(1);
+
+	busy_for(5000, 10000);
+	cr_assert(hg_rx_over_budget(dp, c, &g, FLOOD), "a full queue backs up");
+	/* not full: shed while a funded tenant has work waiting here */
+	g = gate(0);
+	cr_assert(!hg_rx_over_budget(dp, c, &g, FLOOD), "nobody funded waits");
+	hg_tset_add(&c->pend, VICTIM);
+	g = gate(0);
+	cr_assert(hg_rx_over_budget(dp, c, &g, FLOOD), "the victim's answers wait");
+}
+
+/* What test_an_unsaturated_core_sheds_nothing caught: two full bursts in
+ * a row on a core with time to spare shed a light tenant's datagrams. */
+Test(rx_gate, a_core_with_time_to_spare_sheds_nothing)
+{
+	struct rx_gate g;
+
+	hg_tset_add(&c->pend, VICTIM);
+	busy_for(400, 10000);		/* an empty pass 400 us ago */
+	g = gate(1);
+	cr_assert(!hg_rx_over_budget(dp, c, &g, FLOOD));
+	busy_for(5000, 20);		/* a long pass or two: preempted, not busy */
+	g = gate(1);
+	cr_assert(!hg_rx_over_budget(dp, c, &g, FLOOD));
+}
+
+Test(rx_gate, admit_and_protection_off_shed_nothing)
+{
+	struct rx_gate g = gate(1);
+
+	busy_for(5000, 10000);
+	g.drop = 0;		/* rx-overbudget admit, or a lone tenant */
+	cr_assert(!hg_rx_over_budget(dp, c, &g, FLOOD));
+}
+
+/* What test_an_rx_only_flood_is_shed_at_rx_and_the_victim_loses_nothing
+ * caught: the OS took the core for 10 ms while it rang the victim's
+ * doorbell, the 10 ms were billed to the victim, and its next datagrams
+ * were shed. A charge is cut to HG_CHARGE_MAX_US; the rest is the core's. */
+Test(rx_gate, the_os_time_is_not_the_victims)
+{
+	struct rx_gate g;
+	uint64_t stolen = 10000u * US;
+
+	busy_for(5000, 10000);
+	hg_charge(&c->t[VICTIM], HG_PT_RX, hg_bounded(c, stolen), 0, 1);
+	g = gate(1);
+	cr_assert(!hg_rx_over_budget(dp, c, &g, VICTIM), "still funded");
+	cr_assert_eq(c->preempted, stolen - HG_CHARGE_MAX_US * US);
+	cr_assert_eq(c->t[VICTIM].cycles[HG_PT_RX], HG_CHARGE_MAX_US * US);
+	/* work of a normal length is billed as it was measured */
+	cr_assert_eq(hg_bounded(c, 30u * US), 30u * US);
+}
+
+/* A budget is read once per tenant and burst: a tenant funded when the
+ * burst met it stays so for the rest of the burst. */
+Test(rx_gate, a_burst_reads_a_budget_once)
+{
+	struct rx_gate g = gate(1);
+
+	busy_for(5000, 10000);
+	cr_assert(!hg_rx_over_budget(dp, c, &g, VICTIM));
+	c->t[VICTIM].bud.consumed = 5000000;	/* spent within the burst */
+	cr_assert(!hg_rx_over_budget(dp, c, &g, VICTIM));
+	g = gate(1);
+	cr_assert(hg_rx_over_budget(dp, c, &g, VICTIM), "the next burst sees it");
+}
