@@ -12,14 +12,21 @@
 #include "dp.h"
 #include "memif.h"
 
+/* Up to n frames from RX queue q; *seen: the frames taken off the link
+ * (those peek dropped in place too, where the link lets it look: memif). */
 static inline uint16_t
 hg_link_rx(struct hg_dp *dp, struct hg_fp_core *c, uint16_t q,
-	   struct rte_mbuf **pkts, uint16_t n)
+	   struct rte_mbuf **pkts, uint16_t n, hg_mif_peek peek, void *arg,
+	   uint16_t *seen)
 {
+	uint16_t got;
+
 	if (dp->mif != NULL)
 		return hg_mif_rx(dp->mif, q, c->pool, pkts, n,
-				 &c->drops[HG_DROP_LINK_DESC]);
-	return rte_eth_rx_burst(dp->port_id, q, pkts, n);
+				 &c->drops[HG_DROP_LINK_DESC], peek, arg, seen);
+	got = rte_eth_rx_burst(dp->port_id, q, pkts, n);
+	*seen = got;
+	return got;
 }
 
 static inline uint16_t

@@ -72,21 +72,25 @@ published(const struct hg_mif_ring *r, uint16_t theirs)
 
 uint16_t
 hg_mif_rx(struct hg_mif *m, uint16_t q, struct rte_mempool *pool,
-	  struct rte_mbuf **pkts, uint16_t n, uint64_t *bad)
+	  struct rte_mbuf **pkts, uint16_t n, uint64_t *bad, hg_mif_peek peek,
+	  void *arg, uint16_t *seen)
 {
 	struct hg_mif_conn *cn = __atomic_load_n(&m->conn, __ATOMIC_ACQUIRE);
 	struct hg_mif_ring *r;
-	uint16_t avail, got = 0, want;
+	uint16_t avail, got = 0, want, start;
 	struct mif_desc d;
 	uint8_t *src;
 
+	*seen = 0;
 	if (cn == NULL || q >= cn->n_rx)
 		return 0;
 	r = &cn->rx[q];
 	avail = published(r, __atomic_load_n(&r->ring->head, __ATOMIC_ACQUIRE));
 	if (avail == 0)
 		return 0;
-	want = RTE_MIN(n, avail);
+	/* n slots at most, whatever the peek drops: a burst is bounded */
+	avail = want = RTE_MIN(n, avail);
+	start = r->next;
 	if (unlikely(rte_pktmbuf_alloc_bulk(pool, pkts, want) < 0))
 		return 0;
 	while (got < want && avail > 0) {
@@ -109,6 +113,8 @@ hg_mif_rx(struct hg_mif *m, uint16_t q, struct rte_mempool *pool,
 			(*bad)++;
 			continue;
 		}
+		if (peek != NULL && peek(arg, src, d.length))
+			continue;
 		rte_memcpy(rte_pktmbuf_mtod(pkts[got], void *), src, d.length);
 		pkts[got]->data_len = (uint16_t)d.length;
 		pkts[got]->pkt_len = d.length;
@@ -117,6 +123,7 @@ hg_mif_rx(struct hg_mif *m, uint16_t q, struct rte_mempool *pool,
 	if (got < want)
 		rte_pktmbuf_free_bulk(pkts + got, want - got);
 	__atomic_store_n(&r->ring->tail, r->next, __ATOMIC_RELEASE);
+	*seen = (uint16_t)(r->next - start);
 	return got;
 }
 

@@ -61,10 +61,17 @@ struct hg_mif {
 	uint16_t room;			/* mbuf data room: the largest frame */
 };
 
-/* Up to n frames from RX ring q into mbufs of pool; bad counts the
- * peer's descriptors refused (out of its regions, too long, chained). */
+/* A look at a frame where the peer left it, before any copy: 1 drops it
+ * there (the caller counts it), 0 has it copied into an mbuf. */
+typedef int (*hg_mif_peek)(void *arg, const uint8_t *frame, uint32_t len);
+
+/* Takes up to n slots off RX ring q: frames peek drops stay where they
+ * are, the others are copied into mbufs of pool (returned, in pkts);
+ * *seen: the slots taken. bad counts the peer's descriptors refused (out
+ * of its regions, too long, chained). */
 uint16_t hg_mif_rx(struct hg_mif *m, uint16_t q, struct rte_mempool *pool,
-		   struct rte_mbuf **pkts, uint16_t n, uint64_t *bad);
+		   struct rte_mbuf **pkts, uint16_t n, uint64_t *bad,
+		   hg_mif_peek peek, void *arg, uint16_t *seen);
 
 /* Copies up to n frames into the peer's posted buffers on S2C ring q and
  * frees them; the rest stay the caller's. bad as above. */

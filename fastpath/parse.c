@@ -136,6 +136,35 @@ hg_parse(const uint8_t *f, uint32_t len, uint32_t our_ip, struct hg_parsed *p)
 	return drop(p, HG_DROP_ETHERTYPE);
 }
 
+int
+hg_peek_udp(const uint8_t *f, uint32_t len, uint32_t our_ip, struct hg_parsed *p)
+{
+	struct rte_ether_hdr eh;
+	struct rte_ipv4_hdr ip;
+	struct rte_udp_hdr u;
+	uint32_t ihl;
+
+	/* copies: the peer may write the frame while we look, so each field
+	 * is read once */
+	if (len < RTE_ETHER_HDR_LEN + sizeof(ip))
+		return -1;
+	memcpy(&eh, f, sizeof(eh));
+	memcpy(&ip, f + RTE_ETHER_HDR_LEN, sizeof(ip));
+	ihl = (ip.version_ihl & 0x0f) * 4u;
+	if (eh.ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
+	    (ip.version_ihl >> 4) != 4 || ihl < sizeof(ip) ||
+	    ip.next_proto_id != IPPROTO_UDP || ip.dst_addr != our_ip ||
+	    (ip.fragment_offset & RTE_BE16(IP_MF | IP_OFFMASK)) ||
+	    RTE_ETHER_HDR_LEN + ihl + sizeof(struct rte_udp_hdr) > len)
+		return -1;
+	memcpy(&u, f + RTE_ETHER_HDR_LEN + ihl, sizeof(u));
+	p->src_ip = ip.src_addr;
+	p->dst_ip = ip.dst_addr;
+	p->src_port = u.src_port;
+	p->dst_port = u.dst_port;
+	return 0;
+}
+
 uint32_t
 hg_build_arp_reply(uint8_t *f, const struct hg_parsed *p,
 		   const struct rte_ether_addr *our_mac)

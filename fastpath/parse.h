@@ -35,6 +35,15 @@ struct hg_parsed {
 enum hg_pkt_kind hg_parse(const uint8_t *frame, uint32_t len, uint32_t our_ip,
 			  struct hg_parsed *p);
 
+/* The addresses of a UDP datagram to our_ip, read in place from a frame
+ * that may still change under us (the memif peer's buffer): a look at
+ * the headers only, every read within len, no checksum, for deciding to
+ * drop without a copy. Returns 0 and fills p's src_ip, dst_ip, src_port
+ * and dst_port, or -1 for anything else. A datagram it accepts is one
+ * hg_parse classifies as UDP to the same port, but for checksums. */
+int hg_peek_udp(const uint8_t *frame, uint32_t len, uint32_t our_ip,
+		struct hg_parsed *p);
+
 /* Turns a parsed ARP request or ICMP echo request into its reply in place.
  * Returns the new frame length. */
 uint32_t hg_build_arp_reply(uint8_t *frame, const struct hg_parsed *p,

@@ -288,35 +288,108 @@ rxq_shared(const struct hg_dp *dp, const struct hg_fp_core *c,
 	       __atomic_load_n(&dp->rxq_tenants[q->group], __ATOMIC_RELAXED) > 1;
 }
 
+/* What a peek at a frame in place needs (rx_peek). */
+struct rx_peek {
+	struct hg_dp *dp;
+	struct hg_fp_core *c;
+	struct rx_gate *g;
+	uint64_t cycles;	/* spent on the frames it dropped */
+	unsigned dropped;
+};
+
+/* A frame still in the memif peer's buffer, dropped there when RX would
+ * drop it anyway: a datagram of a tenant RX sheds, or one whose app's
+ * ring is full (but on RPC ports, where admission answers first). That
+ * spares the copy into an mbuf, the parse and the checksums, so that a
+ * shared queue drains at the cost of a look at the headers per frame of
+ * a flood. Whatever else it is goes on to rx_one (copied: the peer may
+ * change it). */
+static int
+rx_peek(void *arg, const uint8_t *f, uint32_t len)
+{
+	struct rx_peek *pk = arg;
+	struct hg_dp *dp = pk->dp;
+	struct hg_fp_core *c = pk->c;
+	uint64_t t0 = rte_rdtsc(), t1;
+	struct hg_parsed p;
+	enum hg_tenant_drop why;
+	int t, app, ctx;
+	uint32_t e;
+
+	if (hg_peek_udp(f, len, dp->ip, &p) < 0)
+		return 0;
+	e = __atomic_load_n(&dp->port_map[rte_be_to_cpu_16(p.dst_port)], __ATOMIC_ACQUIRE);
+	t = HG_PORT_TENANT(e);
+	app = HG_PORT_APP(e);
+	if (t < 0 || __atomic_load_n(&dp->pub[t].state, __ATOMIC_ACQUIRE) !=
+			     HG_TENANT_ACTIVE)
+		return 0;
+	if (hg_rx_over_budget(dp, c, pk->g, t)) {
+		why = HG_TDROP_OVER_BUDGET;
+	} else {
+		const struct hg_tenant *tn = &dp->tenant[t];
+
+		if (app < 0 || hg_rpc_is_port(&dp->pub[t], p.dst_port))
+			return 0;
+		ctx = steer(c, tn, &tn->route[app], &p,
+			    (int)__atomic_load_n(&dp->pub[t].steer_jsq, __ATOMIC_RELAXED));
+		if (ctx < 0 || !rte_ring_full(tn->ring[ctx][c->idx][HG_RING_RX]))
+			return 0;
+		why = HG_TDROP_RING_FULL;
+	}
+	c->t[t].drops[why]++;
+	t1 = rte_rdtsc();
+	rx_bill(dp, c, pk->g, (unsigned)t, hg_bounded(c, t1 - t0), 0,
+		why == HG_TDROP_OVER_BUDGET);
+	pk->cycles += t1 - t0;
+	pk->dropped++;
+	return 1;
+}
+
+/* The burst's gate (rx_gate.h), set before the link is read: a memif
+ * burst is judged frame by frame as it is taken (rx_peek). full is the
+ * last burst's, and this one's once its size is known. */
+static void
+gate_open(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_rxq *q,
+	  struct rx_gate *g, uint64_t now)
+{
+	*g = (struct rx_gate){ .unfunded = -1 };
+	c->burst++;
+	if (!hg_protecting(dp))
+		return;
+	g->protect = 1;
+	g->drop = __atomic_load_n(&dp->live.rx_drop, __ATOMIC_RELAXED) != 0 &&
+		  __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) >= 2;
+	g->full = q->was_full && rxq_shared(dp, c, q) &&
+		  now - c->rx_mixed < c->tsc_us * HG_RX_MIXED_US;
+}
+
 static unsigned
 rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q)
 {
 	struct rte_mbuf *pkts[HG_BATCH], *replies[2 * HG_BATCH];
 	uint64_t t0 = rte_rdtsc(), t, now, share;
 	unsigned i, n, n_rep = 0, rep0;
-	struct rx_gate g = { .unfunded = -1 };
+	struct rx_gate g;
+	struct rx_peek pk = { .dp = dp, .c = c, .g = &g };
 	int tenant, shed;
+	uint16_t seen;
 
-	n = hg_link_rx(dp, c, q->id, pkts, HG_BATCH);
+	gate_open(dp, c, q, &g, t0);
+	n = hg_link_rx(dp, c, q->id, pkts, HG_BATCH,
+		       rx_peek, &pk, &seen);
 	t = rte_rdtsc();
-	c->pmd_cycles += t - t0;
+	c->pmd_cycles += t - t0 - pk.cycles;
+	c->rx_pkts += seen;
+	q->pkts += seen;
+	q->was_full = seen == HG_BATCH;
+	g.full &= seen == HG_BATCH;
 	if (n == 0) {
-		c->unattributed += t - t0;
-		return 0;
+		c->unattributed += t - t0 - pk.cycles;
+		return seen;
 	}
-	c->rx_pkts += n;
-	q->pkts += n;
-	c->burst++;
-	if (hg_protecting(dp)) {
-		g.protect = 1;
-		g.drop = __atomic_load_n(&dp->live.rx_drop, __ATOMIC_RELAXED) != 0 &&
-			 __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) >= 2;
-		g.full = n == HG_BATCH && q->was_full && rxq_shared(dp, c, q) &&
-			 t - c->rx_mixed < c->tsc_us * HG_RX_MIXED_US;
-	}
-	q->was_full = n == HG_BATCH;
 	/* the burst's NIC cost belongs to its packets: split it evenly */
-	share = (t - t0) / n;
+	share = (t - t0 - pk.cycles) / n;
 	for (i = 0; i < n; i++) {
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
@@ -342,7 +415,7 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q)
 		q->unfunded = -1;
 	else if (g.unfunded >= 0)
 		q->unfunded = g.unfunded;
-	return n;
+	return seen;
 }
 
 /* Is q's last out-of-budget tenant still out of budget? Looked at on

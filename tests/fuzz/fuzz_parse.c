@@ -17,11 +17,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct rte_ether_addr us = { { 2, 0, 0, 0, 0, 1 } };
 	uint8_t f[2048];
-	struct hg_parsed p;
+	struct hg_parsed p, pk;
+	int peek;
 
 	if (size > sizeof(f))
 		return -1;
 	memcpy(f, data, size);
+	peek = hg_peek_udp(f, (uint32_t)size, OUR_IP, &pk) == 0 ? pk.dst_port : -1;
 	switch (hg_parse(f, (uint32_t)size, OUR_IP, &p)) {
 	case HG_PKT_DROP:
 		if (p.drop >= HG_DROP_N)
@@ -36,8 +38,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 		break;
 	case HG_PKT_UDP:
-		/* the payload lies within the frame */
-		if ((uint32_t)p.payload_off + p.payload_len > size)
+		/* the payload lies within the frame; the peek at it in place
+		 * names the same port */
+		if ((uint32_t)p.payload_off + p.payload_len > size || peek != p.dst_port)
 			__builtin_trap();
 		break;
 	default:
