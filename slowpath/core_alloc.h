@@ -26,6 +26,7 @@
 struct hg_core_state {
 	uint8_t parked[HG_MAX_CTX];	/* out of steering, blocked */
 	uint32_t asked[HG_MAX_CTX];	/* the request being decided or granted */
+	uint8_t kept[HG_MAX_CTX];	/* ... refused: the last worker running */
 	struct hg_cs_worker w[HG_MAX_CTX];	/* Algorithm 1's progress */
 	struct hg_cs_overload over;
 	int overloaded;			/* at the last pool update */

@@ -84,7 +84,7 @@ dial(struct hg_mc *mc, const char *path, char *err, size_t n)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct timeval tv = { HANDSHAKE_MS / 1000, 0 };
 	size_t len = strlen(path);
-	int abstract = path[0] == '@';
+	int abstract = path[0] == '@', tries;
 
 	if (len >= sizeof(sa.sun_path))
 		return fail(err, n, "memif socket path too long: %s", path);
@@ -93,11 +93,20 @@ dial(struct hg_mc *mc, const char *path, char *err, size_t n)
 		sa.sun_path[0] = '\0';
 	mc->sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (mc->sock < 0 ||
-	    setsockopt(mc->sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
-	    connect(mc->sock, (struct sockaddr *)&sa,
-		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len + !abstract)) < 0)
-		return fail(err, n, "cannot connect to memif socket %s", path);
-	return 0;
+	    setsockopt(mc->sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
+		return fail(err, n, "no socket: %s", strerror(errno));
+	/* a server that is starting has no socket yet: as DPDK's client,
+	 * try again for a while */
+	for (tries = 0; tries < HANDSHAKE_MS / 50; tries++) {
+		if (connect(mc->sock, (struct sockaddr *)&sa,
+			    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len +
+					!abstract)) == 0)
+			return 0;
+		if (errno != ENOENT && errno != ECONNREFUSED)
+			break;
+		usleep(50000);
+	}
+	return fail(err, n, "cannot connect to memif socket %s", path);
 }
 
 /* Ring i (C2S first, then S2C): 2^log2 slots, or the most a ring may
