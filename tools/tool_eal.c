@@ -2,7 +2,6 @@
  *
  * What the memif tools share (tool_eal.h).
  */
-#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,18 +37,6 @@ lcores_arg(char *out, size_t n)
 		snprintf(out, n, "0");
 }
 
-/* EAL leaves its (here empty) runtime folder behind: the tool takes it
- * away however it exits, but for a signal that kills it. */
-static void
-remove_eal_dir(void)
-{
-	char dir[PATH_MAX];
-
-	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
-	if (dir[0] != '\0')
-		hg_eal_dir_remove(dir);
-}
-
 int
 hg_tool_eal(const char *name, const char *const *vdevs, unsigned n)
 {
@@ -63,7 +50,7 @@ hg_tool_eal(const char *name, const char *const *vdevs, unsigned n)
 	if (n > MAX_VDEVS)
 		return -1;
 	snprintf(prefix, sizeof(prefix), "%s%d", name, (int)getpid());
-	atexit(remove_eal_dir);
+	atexit(hg_eal_dir_remove_own);
 	lcores_arg(lcores, sizeof(lcores));
 	for (i = 0; i < n; i++) {
 		snprintf(vdev[i], sizeof(vdev[i]), "--vdev=%s", vdevs[i]);

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -12,17 +11,6 @@
 #include "../../slowpath/config.h"
 #include "fuzz_env.h"
 
-/* EAL's runtime folder, made even under --no-shconf, goes at exit. */
-static void
-remove_eal_dir(void)
-{
-	char dir[PATH_MAX];
-
-	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
-	if (dir[0] != '\0')
-		hg_eal_dir_remove(dir);
-}
-
 static int
 eal(void)
 {
@@ -32,7 +20,7 @@ eal(void)
 			 "-l", "0", NULL };
 
 	snprintf(prefix, sizeof(prefix), "hgfuzz%d", (int)getpid());
-	atexit(remove_eal_dir);
+	atexit(hg_eal_dir_remove_own);
 	return rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv);
 }
 
