@@ -146,8 +146,12 @@ class Daemon:
             self.log.close()
             # what it said stays for the asserts; the files go
             self.said = open(self.log.name).read()
-            for f in (self.log.name, f"/tmp/{self.prefix}.rxmap.json"):
-                if os.path.exists(f):
+            # and a killed daemon's sockets (one that exited removed its own)
+            left = [self.log.name, f"/tmp/{self.prefix}.rxmap.json"]
+            if self.proc.returncode != 0:
+                left += [self.ctl, self.app_ctl, getattr(self, "memif", None)]
+            for f in left:
+                if f and os.path.exists(f):
                     os.unlink(f)
             # a daemon that was killed leaves EAL's runtime folder
             shutil.rmtree(f"/var/run/dpdk/{self.prefix}", ignore_errors=True)

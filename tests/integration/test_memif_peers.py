@@ -31,6 +31,7 @@ def md():
     yield d
     echo.stop()
     assert d.stop() == 0, d.logtext()
+    assert not os.path.exists(d.memif), "the daemon removes its memif socket"
     assert "Sanitizer" not in d.logtext() and "runtime error" not in d.logtext()
 
 
