@@ -394,6 +394,8 @@ main(int argc, char **argv)
 	for (i = 0; i < a.threads; i++)
 		if ((ctx[i] = hg_ctx_open(app)) == NULL) {
 			fprintf(stderr, "hg-kv: %s\n", hg_strerror());
+			hg_detach(app);
+			close_db(dir, temp);	/* a temporary one goes */
 			return 1;
 		}
 	for (i = 0; i < a.threads; i++)

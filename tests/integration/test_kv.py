@@ -3,6 +3,7 @@ speaks only the documented RPC header (proto/hg_rpc.h) and kv format
 (proto/hg_kv.h): GET and SCAN return the right values, also after PUT and
 DELETE, under each dispatch policy."""
 import os
+import shutil
 import socket
 import struct
 import subprocess
@@ -35,12 +36,18 @@ class Kv:
         if "ready" not in line:
             self.proc.kill()
             raise RuntimeError(f"hg-kv did not start: {line}{self.proc.stdout.read()}")
+        # its temporary database, which it removes at exit
+        self.db = line.split(" in ")[-1].split(":")[0].strip()
 
     def stop(self):
         if self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait(10)
-        return self.proc.stdout.read()
+        said = self.proc.stdout.read()
+        # one that did not exit by itself left it
+        if self.db.startswith("/tmp/hg-kv.") and os.path.isdir(self.db):
+            shutil.rmtree(self.db, ignore_errors=True)
+        return said
 
 
 class Client:
