@@ -316,7 +316,6 @@ hgl_memif_poll(uint64_t max_ns,
 	       void *arg)
 {
 	static __thread uint64_t napped;	/* when this thread last did */
-	static __thread unsigned quiet;		/* naps since the last frame */
 	struct took tk = { took, arg, 0 };
 	uint64_t now = hgl_memif_now_ns(), end = now + max_ns, last = now;
 	unsigned k;
@@ -328,7 +327,6 @@ hgl_memif_poll(uint64_t max_ns,
 			/* what the frames let out (credit drains, ARP) */
 			hgl_memif_flush();
 			last = now;
-			quiet = 0;
 		}
 		if (now - napped > RX_BUSY_NS) {
 			nap(RX_NAP_NS);
@@ -344,7 +342,6 @@ hgl_memif_poll(uint64_t max_ns,
 			 * woke every 10 us would preempt the apps on its CPU
 			 * at each wake-up, whatever its small share */
 			hg_mc_rx_wait(&mf.mc, end - now < 100000000u ? end - now : 100000000u);
-			quiet++;
 			napped = hgl_memif_now_ns();
 		} else {
 			rte_pause();
@@ -542,8 +539,8 @@ uint64_t
 hgl_memif_blast(const struct hgl_blast *b, uint64_t *refused)
 {
 	struct replay rp;
-	uint64_t pushed = 0, nap_ns = 50000, t0, t1, rate;
-	unsigned slots, room, taken;
+	uint64_t nap_ns = 50000, t0, t1, rate;
+	unsigned slots, room;
 
 	*refused = 0;
 	if (replay_build(b, &rp) < 0)
@@ -551,22 +548,21 @@ hgl_memif_blast(const struct hgl_blast *b, uint64_t *refused)
 	slots = mf.mc.c2s[rp.ring].mask + 1u;
 	t0 = hgl_memif_now_ns();
 	while (t0 < b->end_ns) {
-		pushed += replay_push(&rp);
+		replay_push(&rp);
 		nap((long)nap_ns);
 		t1 = hgl_memif_now_ns();
 		room = hg_mc_room(&mf.mc, rp.ring);
 		if (room < slots / 4)
 			(*refused)++;	/* the daemon is behind: the link drops */
 		/* the next nap: half the time the daemon takes to drain a
-		 * ring at the pace it just went */
-		taken = room;
-		rate = taken > 0 ? (uint64_t)taken * 1000000000u / (t1 - t0 + 1) : 0;
+		 * ring at the pace it just went (room: what it took since
+		 * the refill) */
+		rate = room > 0 ? (uint64_t)room * 1000000000u / (t1 - t0 + 1) : 0;
 		nap_ns = rate > 0 ? (uint64_t)slots / 2 * 1000000000u / rate : nap_ns * 2;
 		nap_ns = nap_ns < REPLAY_NAP_MIN_NS ? REPLAY_NAP_MIN_NS :
 			 nap_ns > REPLAY_NAP_MAX_NS ? REPLAY_NAP_MAX_NS : nap_ns;
 		t0 = t1;
 	}
-	(void)pushed;
 	return owners_took(rp.ring, rp.id);
 }
 

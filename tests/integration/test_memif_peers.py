@@ -151,40 +151,21 @@ def test_a_lying_handshake_is_refused_with_its_reason(md):
     refused_for(md, "ID not found", lambda p: p.init(id_=7))
     refused_for(md, "Incompatible", lambda p: p.init(version=0x0100))
 
-    def unsealed(p):
-        p.init()
-        region_of(p, size, seal=False)
-        p.add_ring(True, 0, 0)
-        p.connect()
-    refused_for(md, "sealed against shrinking", unsealed)
+    def connect_with(region=size, ring=(0, 0), **lie):
+        """INIT, one region (region_of's lies), one C2S ring (index,
+        offset), CONNECT."""
+        def go(p):
+            p.init()
+            region_of(p, region, **lie)
+            p.add_ring(True, *ring)
+            p.connect()
+        return go
 
-    def small(p):
-        p.init()
-        region_of(p, 4096, announce=size)
-        p.add_ring(True, 0, 0)
-        p.connect()
-    refused_for(md, "smaller than announced", small)
-
-    def outside(p):
-        p.init()
-        region_of(p, size)
-        p.add_ring(True, 0, size - 64)
-        p.connect()
-    refused_for(md, "Ring outside its region", outside)
-
-    def no_cookie(p):
-        p.init()
-        region_of(p, size, cookie=False)
-        p.add_ring(True, 0, 0)
-        p.connect()
-    refused_for(md, "Wrong ring cookie", no_cookie)
-
-    def gap(p):
-        p.init()
-        region_of(p, size)
-        p.add_ring(True, 1, 0)
-        p.connect()
-    refused_for(md, "numbered from 0", gap)
+    refused_for(md, "sealed against shrinking", connect_with(seal=False))
+    refused_for(md, "smaller than announced", connect_with(region=4096, announce=size))
+    refused_for(md, "Ring outside its region", connect_with(ring=(0, size - 64)))
+    refused_for(md, "Wrong ring cookie", connect_with(cookie=False))
+    refused_for(md, "numbered from 0", connect_with(ring=(1, 0)))
 
     def twice(p):
         p.init()
