@@ -452,8 +452,9 @@ rx_drain(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q,
  *
  * Where tenants have queues of their own (DESIGN §3), RX polls them in
  * budget order: queues of funded tenants first, round robin, and a queue
- * whose tenant is out of budget only when none of them had a datagram,
- * so a flood waits in its own queue, not in front of a victim's. */
+ * whose tenant is out of budget only when none of them had a datagram and
+ * no funded tenant's TX waits (hg_rxq_unfunded_read), so a flood waits in
+ * its own queue, not in front of a victim's. */
 unsigned
 hg_fp_rx(struct hg_dp *dp, struct hg_fp_core *c)
 {
@@ -471,7 +472,7 @@ hg_fp_rx(struct hg_dp *dp, struct hg_fp_core *c)
 		i = (c->rxq_rr + k) % c->n_rxq;
 		if (!(later & (1u << i)))
 			continue;
-		if (total == 0 && left > 0)
+		if (left > 0 && hg_rxq_unfunded_read(dp, c, total))
 			total += rx_drain(dp, c, &c->rxq[i], &left);
 		else
 			c->rxq[i].deferred++;

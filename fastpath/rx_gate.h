@@ -94,4 +94,26 @@ hg_rx_over_budget(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *
 	return core_saturated(c) && (g->full || pend_funded(dp, c, g));
 }
 
+/* Is a queue whose tenant is out of budget (hg_fp_rx) read on this pass,
+ * after the funded tenants' queues gave `got` datagrams? Only when they
+ * gave none and, on a saturated core, no funded tenant has TX waiting:
+ * reading it would spend that tenant's time on a flood, while a flood left
+ * in its own queue costs the core nothing (the link drops what does not
+ * fit). An unsaturated core reads it (work conservation). */
+static inline int
+hg_rxq_unfunded_read(const struct hg_dp *dp, struct hg_fp_core *c,
+		     unsigned got)
+{
+	int t;
+
+	if (got > 0)
+		return 0;
+	if (!core_saturated(c))
+		return 1;
+	HG_TSET_FOREACH(t, &c->pend)
+		if (hg_funded(dp, c, (unsigned)t))
+			return 0;
+	return 1;
+}
+
 #endif /* HG_FASTPATH_RX_GATE_H */

@@ -28,7 +28,9 @@ _Static_assert(sizeof(hg_cfg.config) <= HG_SETTING_VALUE_MAX &&
 	       sizeof(hg_cfg.ctl) <= HG_SETTING_VALUE_MAX &&
 	       sizeof(hg_cfg.app_ctl) <= HG_SETTING_VALUE_MAX &&
 	       sizeof(hg_cfg.ip) <= HG_SETTING_VALUE_MAX &&
-	       sizeof(hg_cfg.memif) <= HG_SETTING_VALUE_MAX, "the engine holds a value");
+	       sizeof(hg_cfg.memif) <= HG_SETTING_VALUE_MAX &&
+	       sizeof(hg_cfg.app_cgroup) <= HG_SETTING_VALUE_MAX,
+	       "the engine holds a value");
 
 /* name, type, offset and size, min, max, min open, default, live,
  * publish (unused: a live change runs the hook), choices, help */
@@ -66,6 +68,10 @@ static const struct hg_setting settings[] = {
 	{ "mac", STR, FIELD(mac), 0, 0, 0, "", 0, 0, NULL,
 	  "the port's MAC where the link has none of its own (memif); "
 	  "default 02:48:47:00:00:01" },
+	{ "app-cgroup", STR, FIELD(app_cgroup), 0, 0, 0, "", 0, 0, NULL,
+	  "a cgroup per tenant under this one (a leading '/': from the cpu "
+	  "hierarchy's root, else under the daemon's own), weighted by the "
+	  "tenant's weight; the apps it admits run in it" },
 	{ "fp-cores", U64, FIELD(fp_cores), 1, HG_MAX_FP_CORES, 0, "1", 0, 0, NULL,
 	  "fast-path cores, one TX queue and --rx-queues RX queues each" },
 	{ "rx-queues", U64, FIELD(rx_queues), 1, HG_MAX_RXQ, 0, "1", 0, 0, NULL,

@@ -27,6 +27,7 @@ struct hg_config {
 	char memif[108];	/* the memif server's socket, "" = none */
 	char memif_mode[8];	/* its file's mode, octal */
 	char mac[18];		/* the port's address where the link has none */
+	char app_cgroup[108];	/* apps' CPU groups per tenant, "" = none */
 	uint64_t fp_cores;
 	uint64_t rx_queues;	/* per fast-path core */
 	uint64_t sessions;	/* RPC session slots per fast-path core */

@@ -28,6 +28,7 @@
 #include "../common/hg_util.h"
 #include "../fastpath/fp_init.h"
 #include "../fastpath/nap.h"
+#include "app_cgroup.h"
 #include "config.h"
 #include "config_reload.h"
 #include "core_alloc.h"
@@ -279,6 +280,18 @@ start_tenants(struct hg_registry *reg)
 	return rc;
 }
 
+/* Before the tenants: those of the settings file get their groups. */
+static int
+open_app_cgroup(void)
+{
+	char err[PATH_MAX + 200];
+	int rc = hg_cg_open(hg_cfg.app_cgroup, err, sizeof(err));
+
+	if (rc < 0)
+		fprintf(stderr, "hourglassd: %s\n", err);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -322,6 +335,8 @@ main(int argc, char **argv)
 	}
 	hg_config_set_hook(push_live_settings);
 	hg_registry_init(&reg, dp);
+	if (open_app_cgroup() < 0)
+		goto out_reg;
 	/* before the sockets: a daemon whose file is wrong never answers */
 	if (start_tenants(&reg) < 0)
 		goto out_reg;
@@ -358,6 +373,7 @@ out_reg:
 	hg_memif_close(mif);
 	hg_ctl_close(ctl);
 	hg_registry_fini(&reg);
+	hg_cg_close();
 	if (base != NULL)
 		event_base_free(base);
 	hg_port_fini(dp);

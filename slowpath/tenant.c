@@ -12,6 +12,7 @@
 
 #include "../fastpath/nap.h"
 #include "config.h"
+#include "app_cgroup.h"
 #include "credit_pool.h"
 #include "flow_rules.h"
 #include "log.h"
@@ -366,6 +367,7 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	__atomic_fetch_add(&reg->dp->n_active, 1, __ATOMIC_RELEASE);
 	hg_tset_add(&reg->awake, (unsigned)slot);
 	pthread_mutex_unlock(&reg->lock);
+	hg_cg_tenant(name, c->weight);
 	HG_LOG(INFO, "tenant %s added (slot %d, weight %g, cap %lu, rx queue %u)",
 	       name, slot, (double)c->weight / HG_WEIGHT_ONE, (unsigned long)c->cap,
 	       t->rx_queue);
@@ -402,6 +404,8 @@ hg_tenant_update(struct hg_registry *reg, int slot, const struct hg_tenant_cfg *
 	if (what & (HG_TCFG_PUB_STEER | HG_TCFG_PUB_CORE))
 		hg_core_touch(reg, slot);
 	pthread_mutex_unlock(&reg->lock);
+	if (what & HG_TCFG_PUB_BUDGET)
+		hg_cg_tenant(reg->t[slot].name, c->weight);
 	return 0;
 }
 
@@ -473,6 +477,7 @@ hg_tenant_del(struct hg_registry *reg, const char *name, char *err)
 	hg_publish_state(reg, slot, HG_TENANT_DYING);
 	hg_aset_del(&reg->dp->active, (unsigned)slot);
 	__atomic_fetch_sub(&reg->dp->n_active, 1, __ATOMIC_RELEASE);
+	hg_cg_tenant_gone(name);
 	t->releasing = 1;
 	send_cmd(reg, (struct hg_cmd){ .op = HG_CMD_RELEASE_TENANT,
 				       .tenant = (uint16_t)slot }, t->target);
@@ -544,6 +549,7 @@ hg_app_attach(struct hg_registry *reg, const char *tenant,
 			set_buffer_caps(reg, s);
 			HG_LOG(INFO, "app pid %d attached to tenant %s",
 			       (int)peer->pid, tenant);
+			hg_cg_admit(reg->t[s].name, peer->pid);
 			return 0;
 		}
 	}
@@ -675,6 +681,7 @@ hg_app_detach(struct hg_registry *reg, int slot, int app)
 	send_reclaim(reg, slot, app);
 	hg_tset_add(&reg->pending, (unsigned)slot);
 	pthread_mutex_unlock(&reg->lock);
+	hg_cg_release(a->pid);
 	HG_LOG(INFO, "app pid %d of tenant %s detached", (int)a->pid,
 	       reg->t[slot].name);
 }

@@ -139,3 +139,24 @@ Test(rx_gate, a_burst_reads_a_budget_once)
 	g = gate(1);
 	cr_assert(hg_rx_over_budget(dp, c, &g, VICTIM), "the next burst sees it");
 }
+
+/* Per-tenant queues: the queue of a tenant out of budget is read only
+ * when the funded tenants' queues gave nothing and none of them has TX
+ * waiting; before, it was read on any pass the funded queues were empty,
+ * so the flood took the core from the victim's pending answers. */
+Test(rx_gate, an_unfunded_queue_waits_while_a_funded_tenant_has_work)
+{
+	busy_for(5000, 10000);
+	cr_assert(!hg_rxq_unfunded_read(dp, c, 1), "the funded queues had work");
+	cr_assert(hg_rxq_unfunded_read(dp, c, 0), "nobody else has work");
+	hg_tset_add(&c->pend, VICTIM);
+	cr_assert(!hg_rxq_unfunded_read(dp, c, 0), "the victim's TX waits");
+	/* a pending tenant that is itself out of budget does not hold it */
+	hg_tset_del(&c->pend, VICTIM);
+	hg_tset_add(&c->pend, FLOOD);
+	cr_assert(hg_rxq_unfunded_read(dp, c, 0));
+	/* a core with time to spare reads it (work conservation) */
+	hg_tset_add(&c->pend, VICTIM);
+	busy_for(400, 10000);
+	cr_assert(hg_rxq_unfunded_read(dp, c, 0));
+}
