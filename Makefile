@@ -11,6 +11,11 @@ PYTHON   ?= python3
 DPDK_CFLAGS := $(shell pkg-config --cflags libdpdk 2>/dev/null)
 DPDK_LIBS   := $(shell pkg-config --libs libdpdk 2>/dev/null)
 EXT_LIBS    := -levent -lprotobuf-c -ljansson -lpthread -lm
+BPF_LIBS    := $(shell pkg-config --libs libbpf 2>/dev/null)
+# the XDP program is built with clang for the kernel: it needs the
+# architecture's asm/ headers
+MULTIARCH   := $(shell gcc -print-multiarch 2>/dev/null)
+BPF_CFLAGS  := -O2 -g -Wall -Wextra -Werror -target bpf -I/usr/include/$(MULTIARCH)
 
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -67,7 +72,8 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # than fail deep in the build. The goals that install it first skip this.
 ifeq ($(filter deps clean test demo bench asan fuzz,$(MAKECMDGOALS)),)
 HAVE_DEPS := $(shell command -v protoc-c >/dev/null && \
-	pkg-config --exists libdpdk libevent libprotobuf-c jansson && \
+	pkg-config --exists libdpdk libevent libprotobuf-c jansson libbpf && \
+	command -v clang >/dev/null && \
 	test -f /usr/include/leveldb/c.h && echo yes)
 ifneq ($(HAVE_DEPS),yes)
 $(error build dependencies missing: run `make deps` (tools/install-deps.sh) as root)
@@ -112,10 +118,23 @@ $(OBJ)/pic/%.o: %.S
 	$(call say,AS,$<)
 	$(Q)$(CC) -fPIC -c $< -o $@
 
-$(BIN)/hourglassd: $(FASTPATH_O) $(SLOWPATH_O) $(PROTO_O) $(OBJ)/policy/coresync.o
+# the daemon's XDP program (bpf/), for net_af_xdp links: built with clang
+# for the kernel, then built into the daemon as bytes (xdp_shed_obj.S)
+XDP_OBJ := $(BUILD)/bpf/xdp_shed.o
+$(XDP_OBJ): bpf/xdp_shed.c bpf/xdp_parse.h proto/hg_xdp.h
+	@mkdir -p $(dir $@)
+	$(call say,BPF,$<)
+	$(Q)clang $(BPF_CFLAGS) -c $< -o $@
+$(OBJ)/bpf/xdp_shed_obj.o: bpf/xdp_shed_obj.S $(XDP_OBJ)
+	@mkdir -p $(dir $@)
+	$(call say,AS,$<)
+	$(Q)$(CC) -c -DHG_XDP_OBJ='"$(XDP_OBJ)"' $< -o $@
+
+$(BIN)/hourglassd: $(FASTPATH_O) $(SLOWPATH_O) $(PROTO_O) $(OBJ)/policy/coresync.o \
+		$(OBJ)/bpf/xdp_shed_obj.o
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(DPDK_LIBS) $(EXT_LIBS)
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(DPDK_LIBS) $(BPF_LIBS) $(EXT_LIBS)
 
 $(LIB)/libhgclient.a: $(CLIENT_O)
 	@mkdir -p $(dir $@)
@@ -236,18 +255,19 @@ integration: all $(HOSTILE)
 # The whole tree is built again with clang into build/fuzz; each target
 # runs on its seed corpus (tests/fuzz/seeds/NAME, kept small, in the tree)
 # and writes what it finds into build/fuzz/corpus/NAME, never the tree.
-FUZZ_NAMES   := parse desc rpc ctl_frame ctl_conn tenant_cfg conf_file rx_map memif
+FUZZ_NAMES   := parse desc rpc ctl_frame ctl_conn tenant_cfg conf_file rx_map memif xdp
 FUZZ_FLAGS   := -fsanitize=fuzzer-no-link,address,undefined \
 		-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LINK    := $(FASTPATH_O) $(filter-out $(OBJ)/slowpath/main.o,$(SLOWPATH_O)) \
-		$(PROTO_O) $(OBJ)/policy/coresync.o $(OBJ)/tests/fuzz/fuzz_env.o
+		$(PROTO_O) $(OBJ)/policy/coresync.o $(OBJ)/tests/fuzz/fuzz_env.o \
+		$(OBJ)/bpf/xdp_shed_obj.o
 FUZZ_BIN     := $(FUZZ_NAMES:%=$(BUILD)/fuzz_%)
 FUZZ_SECONDS ?= 300
 FUZZ_SHORT   ?= 20
 
 $(BUILD)/fuzz_%: $(OBJ)/tests/fuzz/fuzz_%.o $(FUZZ_LINK)
 	$(call say,LD,$@)
-	$(Q)$(CC) -fsanitize=fuzzer,address,undefined $^ -o $@ $(DPDK_LIBS) $(EXT_LIBS)
+	$(Q)$(CC) -fsanitize=fuzzer,address,undefined $^ -o $@ $(DPDK_LIBS) $(BPF_LIBS) $(EXT_LIBS)
 
 # the memif peers' map (tools/rx_map.c)
 $(BUILD)/fuzz_rx_map: $(OBJ)/tools/rx_map.o

@@ -60,6 +60,8 @@ enum hg_rx_steer { HG_RX_SHARED, HG_RX_PEER, HG_RX_FLOW };
 struct hg_rxq {
 	uint16_t id;			/* queue id on the port */
 	uint16_t group;			/* the tenants' rx-queue it carries */
+	uint16_t dev_queue;		/* the device's queue (an XDP
+					 * program's rx_queue_index) */
 	int32_t unfunded;		/* that tenant, or -1 */
 	uint64_t pkts;			/* received on it */
 	uint64_t deferred;		/* passes it waited out, unfunded */
@@ -194,6 +196,8 @@ struct hg_fp_core {
 	uint32_t n_bell;		/* contexts delivered to this pass */
 	struct hg_bell bell[HG_BELLS];
 	struct hg_tx_stage stage;	/* frames for the pass's one send */
+	struct hg_tset xdp_marked;	/* tenants it marked shed (xdp_shed.h) */
+	uint64_t xdp_marks;		/* marks set so far */
 	int nap_ep;			/* --idle sleep's epoll set (nap.h), -1 */
 	int wake_fd;			/* eventfd the slow path rings, -1 */
 	uint32_t n_armed;		/* RX queues with interrupts in it */
@@ -224,6 +228,10 @@ struct rte_rcu_qsbr;
 struct hg_dp {
 	uint16_t port_id;		/* the ethdev, unless mif */
 	struct hg_mif *mif;		/* the daemon's memif link (link.h), or NULL */
+	/* a net_af_xdp link's hg_shed map, mmap-ed (xdp_shed.h), or NULL */
+	struct {
+		uint64_t *shed;
+	} xdp;
 	/* each core reports a quiescent point per pass, and goes offline
 	 * while it naps: what the slow path unpublished is freed after */
 	struct rte_rcu_qsbr *qs;

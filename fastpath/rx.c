@@ -14,6 +14,7 @@
 #include "neigh.h"
 #include "parse.h"
 #include "rx_gate.h"
+#include "xdp_shed.h"
 #include "xmit.h"
 
 /* Picks the context of the app that bound the port. flow: a hash of the
@@ -83,6 +84,8 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 	if (hg_rx_over_budget(dp, c, g, t)) {
 		ft->drops[HG_TDROP_OVER_BUDGET]++;
 		*shed = 1;
+		/* on an XDP link, its next ones are dropped in the driver */
+		hg_xdp_mark(dp, c, g->rxq, (unsigned)t);
 		return t;
 	}
 	/* a jumbo frame's payload would run past the buffer */
@@ -270,13 +273,6 @@ rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
 	hg_touch(c, t);
 }
 
-/* A full burst is a backlog in front of someone else only while another
- * tenant's datagrams arrive too: RX went from one tenant to another in
- * the last HG_RX_MIXED_US. A lone tenant's own burst, larger than its
- * budget, is not shed for being full (the queue delays nobody else).
- * And only the second full burst in a row counts: one full burst is as
- * likely a client's batch of 32, or what arrived during a nap. */
-#define HG_RX_MIXED_US 1000u
 
 /* Does the burst's queue carry more than one tenant? A full burst from a
  * queue of its own delays only that tenant's datagrams. */
@@ -353,7 +349,7 @@ static void
 gate_open(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_rxq *q,
 	  struct rx_gate *g, uint64_t now)
 {
-	*g = (struct rx_gate){ .unfunded = -1 };
+	*g = (struct rx_gate){ .unfunded = -1, .rxq = (unsigned)(q - c->rxq) };
 	c->burst++;
 	if (!hg_protecting(dp))
 		return;
@@ -461,6 +457,7 @@ hg_fp_rx(struct hg_dp *dp, struct hg_fp_core *c)
 	unsigned k, i, left = HG_RX_BURSTS, total = 0, later = 0;
 	int order = c->n_rxq > 1 && hg_protecting(dp);
 
+	hg_xdp_review(dp, c);
 	for (k = 0; k < c->n_rxq && left > 0; k++) {
 		i = (c->rxq_rr + k) % c->n_rxq;
 		if (order && rxq_unfunded(dp, c, &c->rxq[i]))

@@ -30,7 +30,16 @@ struct rx_gate {
 	int pend_checked;	/* funded_busy looked at the pending ones */
 	int funded_seen;	/* a funded tenant's datagram was billed */
 	int unfunded;		/* the last unfunded tenant billed, or -1 */
+	unsigned rxq;		/* the burst's queue, an index in c->rxq */
 };
+
+/* A full burst is a backlog in front of someone else only while another
+ * tenant's datagrams arrive too: RX went from one tenant to another in
+ * the last HG_RX_MIXED_US. A lone tenant's own burst, larger than its
+ * budget, is not shed for being full (the queue delays nobody else).
+ * And only the second full burst in a row counts: one full burst is as
+ * likely a client's batch of 32, or what arrived during a nap. */
+#define HG_RX_MIXED_US 1000u
 
 /* Was tenant t funded when the burst first met it? Budgets are read once
  * per tenant and burst (ft->burst), so a burst costs O(its tenants), and

@@ -42,6 +42,7 @@
 #include "startup_args.h"
 #include "stats.h"
 #include "tenant.h"
+#include "xdp_link.h"
 
 #define HG_TICK_US        1000	/* housekeeping period, and the longest nap */
 #define HG_EVENTS_US      50	/* control socket served at least this often */
@@ -309,6 +310,9 @@ main(int argc, char **argv)
 		return rte_eal_init(2, eal_help) < 0;	/* EAL prints and exits */
 	if (ret != 0)
 		return ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	/* net_af_xdp gets the daemon's XDP program: before EAL reads --vdev */
+	if (hg_xdp_prepare(eal_argc, argv) < 0)
+		return EXIT_FAILURE;
 	rte_errno = 0;
 	if (rte_eal_init(eal_argc, argv) < 0) {
 		/* the folder EAL made before it failed goes, unless it is
@@ -326,6 +330,8 @@ main(int argc, char **argv)
 	raise_fd_limit();
 	if (setup_dp() < 0 || setup_cores() < 0 || hg_port_init(dp, dp->mbufs) < 0)
 		goto out_eal;
+	if (hg_xdp_open(dp, dp->ip) < 0)
+		goto out_port;
 	for (i = 0; i < dp->n_cores; i++) {
 		unsigned armed = hg_nap_init(dp, &dp->core[i]);
 
@@ -376,6 +382,8 @@ out_reg:
 	hg_cg_close();
 	if (base != NULL)
 		event_base_free(base);
+out_port:
+	hg_xdp_close(dp);
 	hg_port_fini(dp);
 out_eal:
 	/* no secondary process can attach to a daemon: its runtime

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "memif_server.h"
 #include "port.h"
+#include "xdp_link.h"
 
 #define HG_MIF_MAC "02:48:47:00:00:01"
 
@@ -28,16 +29,21 @@ static const char *const steer_names[] = {
 	[HG_RX_FLOW] = "rte_flow",
 };
 
+/* A net_af_xdp link with the daemon's program shares its queue, and
+ * sheds in the driver too (xdp_link.h). */
 const char *
 hg_port_steering(const struct hg_dp *dp)
 {
+	if (dp->rx_steer == HG_RX_SHARED && hg_xdp_link())
+		return "xdp";
 	return steer_names[dp->rx_steer];
 }
 
 static enum hg_rx_steer
 steer_of(const char *driver)
 {
-	if (strcmp(driver, "net_af_packet") == 0 || strcmp(driver, "net_tap") == 0)
+	if (strcmp(driver, "net_af_packet") == 0 || strcmp(driver, "net_tap") == 0 ||
+	    strcmp(driver, "net_af_xdp") == 0)
 		return HG_RX_SHARED;
 	return HG_RX_FLOW;
 }

@@ -12,6 +12,7 @@
 #include "port.h"
 #include "refill.h"
 #include "stats.h"
+#include "xdp_link.h"
 
 static void *
 new_msg(struct hg_arena *a, size_t n, const ProtobufCMessageDescriptor *desc)
@@ -80,6 +81,21 @@ credits_info(struct hg_arena *a, const struct hg_registry *reg, unsigned slot)
 	c->withheld_delay = (uint64_t)t->withheld_delay;
 	c->budget_cuts = t->budget_cuts;
 	return c;
+}
+
+/* The XDP program's counters of a tenant (a system call: slow path). */
+static Hg__XdpCounts *
+xdp_counts(struct hg_arena *a, unsigned slot)
+{
+	Hg__XdpCounts *x = NEW(a, Hg__XdpCounts, xdp_counts);
+	struct hg_xdp_count n;
+
+	if (x == NULL)
+		return NULL;
+	hg_xdp_count(slot, &n);
+	x->passed = n.passed;
+	x->dropped = n.dropped;
+	return x;
 }
 
 /* Core allocation: the workers and what CoreSync weighs (issue 13). */
@@ -335,6 +351,8 @@ tenant_stats(struct hg_registry *reg, unsigned slot,
 	if (classes_info(reg, slot, ts, a) < 0 ||
 	    (ts->workers = workers_info(a, reg, slot)) == NULL)
 		return NULL;
+	if (hg_xdp_link() && (ts->xdp = xdp_counts(a, slot)) == NULL)
+		return NULL;
 	/* drained sessions are the persistent-overload signal (CoreSync) */
 	if (reg->t[slot].cfg.credit.rpc_hi != 0 &&
 	    (ts->credits = credits_info(a, reg, slot)) == NULL)
@@ -370,6 +388,8 @@ core_stats(const struct hg_fp_core *fc, struct hg_arena *a)
 	cs->unattributed_cycles = LOAD(fc->unattributed);
 	cs->has_preempted_cycles = 1;
 	cs->preempted_cycles = LOAD(fc->preempted);
+	cs->has_xdp_marks = 1;
+	cs->xdp_marks = LOAD(fc->xdp_marks);
 	cs->busy_passes = LOAD(fc->busy_passes);
 	cs->has_busy_cycles = 1;
 	cs->busy_cycles = LOAD(fc->busy_cycles);
@@ -680,6 +700,10 @@ tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
 		rte_tel_data_add_dict_u64(x, "credits_prop", (uint64_t)w->credits_prop);
 		rte_tel_data_add_dict_u64(x, "credits_oc", w->credits_oc);
 		rte_tel_data_add_dict_u64(x, "cpu_ns", w->cpu_ns);
+	}
+	if (ts->xdp != NULL) {
+		rte_tel_data_add_dict_u64(x, "xdp_passed", ts->xdp->passed);
+		rte_tel_data_add_dict_u64(x, "xdp_dropped", ts->xdp->dropped);
 	}
 	rte_tel_data_start_dict(dr);
 	for (i = 0; i < HG_TDROP_N; i++)

@@ -19,8 +19,18 @@
 #include "publish.h"
 #include "refill.h"
 #include "tenant.h"
+#include "xdp_link.h"
 
 #define ERR(...) snprintf(err, HG_ERR_LEN, __VA_ARGS__)
+
+/* The one writer of the port map the cores read, and of its copy in an
+ * XDP program (xdp_link.h). */
+static void
+port_map_set(struct hg_registry *reg, uint32_t p, uint32_t entry)
+{
+	__atomic_store_n(&reg->dp->port_map[p], entry, __ATOMIC_RELEASE);
+	hg_xdp_port((uint16_t)p, entry);
+}
 
 void
 hg_registry_init(struct hg_registry *reg, struct hg_dp *dp)
@@ -357,8 +367,7 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 		tn->port_lo = c->port_lo;
 		tn->port_hi = c->port_hi;
 		for (p = c->port_lo; p <= c->port_hi; p++)
-			__atomic_store_n(&reg->dp->port_map[p],
-					 HG_PORT_ENTRY(slot, -1), __ATOMIC_RELEASE);
+			port_map_set(reg, p, HG_PORT_ENTRY(slot, -1));
 	}
 	steer_ports(reg, t);
 	__atomic_fetch_add(&reg->dp->rxq_tenants[t->rx_queue], 1, __ATOMIC_RELEASE);
@@ -470,7 +479,7 @@ hg_tenant_del(struct hg_registry *reg, const char *name, char *err)
 	pthread_mutex_lock(&reg->lock);
 	if (tn->port_hi != 0)
 		for (p = tn->port_lo; p <= tn->port_hi; p++)
-			__atomic_store_n(&reg->dp->port_map[p], 0, __ATOMIC_RELEASE);
+			port_map_set(reg, p, 0);
 	hg_flow_remove(reg->dp, t->flow);
 	t->flow = NULL;
 	__atomic_fetch_sub(&reg->dp->rxq_tenants[t->rx_queue], 1, __ATOMIC_RELEASE);
@@ -631,8 +640,7 @@ hg_app_bind(struct hg_registry *reg, int slot, int app, uint32_t port, char *err
 		    (int)reg->t[slot].app[owner].pid);
 		return -EADDRINUSE;
 	}
-	__atomic_store_n(&reg->dp->port_map[port], HG_PORT_ENTRY(slot, app),
-			 __ATOMIC_RELEASE);
+	port_map_set(reg, port, HG_PORT_ENTRY(slot, app));
 	return 0;
 }
 
@@ -665,9 +673,7 @@ hg_app_detach(struct hg_registry *reg, int slot, int app)
 	if (tn->port_hi != 0)
 		for (p = tn->port_lo; p <= tn->port_hi; p++)
 			if (HG_PORT_APP(reg->dp->port_map[p]) == app)
-				__atomic_store_n(&reg->dp->port_map[p],
-						 HG_PORT_ENTRY(slot, -1),
-						 __ATOMIC_RELEASE);
+				port_map_set(reg, p, HG_PORT_ENTRY(slot, -1));
 	__atomic_store_n(&tn->route[app].n_ctx, 0, __ATOMIC_RELEASE);
 	for (k = 0; k < HG_MAX_CTX; k++)
 		if (reg->t[slot].ctx_used[k] && tn->ctx_app[k] == app)

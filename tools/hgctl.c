@@ -435,6 +435,9 @@ print_classes(const Hg__TenantStats *t)
 	}
 	if (t->darc_updates)
 		printf("  darc reservations made: %" PRIu64 "\n", t->darc_updates);
+	if (t->xdp != NULL)
+		printf("  xdp: %" PRIu64 " passed, %" PRIu64 " dropped in the driver\n",
+		       t->xdp->passed, t->xdp->dropped);
 }
 
 static json_t *
@@ -481,6 +484,10 @@ tenant_stats_json(const Hg__TenantStats *t)
 	json_object_set_new(j, "classes", classes_json(t));
 	json_object_set_new(j, "darc_updates", json_integer((json_int_t)t->darc_updates));
 	json_object_set_new(j, "workers", workers_json(t->workers));
+	if (t->xdp != NULL)
+		json_object_set_new(j, "xdp", json_pack("{s:I, s:I}",
+			"passed", (json_int_t)t->xdp->passed,
+			"dropped", (json_int_t)t->xdp->dropped));
 	return j;
 }
 
@@ -502,9 +509,10 @@ rx_queues_json(const Hg__CoreStats *c)
 static json_t *
 core_stats_json(const Hg__CoreStats *c)
 {
-	return json_pack("{s:i, s:I, s:I, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
+	return json_pack("{s:i, s:I, s:I, s:I, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
 			 "core", (int)c->core,
 			 "preempted_cycles", (json_int_t)c->preempted_cycles,
+			 "xdp_marks", (json_int_t)c->xdp_marks,
 			 "naps", (json_int_t)c->naps,
 			 "nap_wakes", (json_int_t)c->nap_wakes,
 			 "rx_interrupts", (int)c->rx_interrupts,

@@ -125,6 +125,15 @@ def main():
     write("parse", "icmp", icmp_echo())
     write("parse", "rpc", udp(7000, rpc(7, 1)))
 
+    # the XDP program's look: a datagram, one with IP options, a fragment
+    write("xdp", "udp", udp(7000, b"hello"))
+    opt = ipv4(17, struct.pack("!HHHH", 40000, 7001, 12, 0) + b"opts")
+    write("xdp", "ip_options", opt[:14] + b"\x46" + opt[15:24] + b"\x00\x00" + opt[26:34]
+          + b"\x01\x01\x01\x00" + opt[34:])
+    frag = udp(7002, b"frag")
+    write("xdp", "fragment", frag[:20] + b"\x20\x00" + frag[22:])
+    write("xdp", "arp", arp(1, PEER, US))
+
     d = struct.pack("<IHBBIHHQ", 300, 64, 1, 0, socket.htonl(0xC6120002), 0x3930,
                     0x581b, 0)
     write("desc", "send", bytes([0x81]) + d + bytes([0xc1]) + d + bytes([0xa2]) + d)

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The daemon's XDP program on a net_af_xdp link: a datagram of a tenant
+ * that its RX queue's fast-path core sheds is dropped here, in the
+ * driver, before the kernel copies it into the AF_XDP socket; everything
+ * else goes to the socket of its queue (xsks_map), as net_af_xdp's own
+ * program would send it. The maps it shares with the daemon are
+ * proto/hg_xdp.h's.
+ *
+ * Built with clang -target bpf; net_af_xdp loads it (xdp_prog=) and the
+ * daemon finds its maps on the interface (slowpath/xdp_link.c).
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "../proto/hg_xdp.h"
+#include "xdp_parse.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_XSKMAP);
+	__uint(max_entries, HG_XDP_QUEUES);
+	__type(key, __u32);
+	__type(value, __u32);
+} xsks_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hg_xdp_conf);
+} hg_conf SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, HG_XDP_PORTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} hg_ports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, HG_XDP_QUEUES * HG_XDP_TENANTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} hg_shed SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, HG_XDP_TENANTS);
+	__type(key, __u32);
+	__type(value, struct hg_xdp_count);
+} hg_count SEC(".maps");
+
+SEC("xdp")
+int
+hg_xdp_shed(struct xdp_md *ctx)
+{
+	const void *data = (const void *)(long)ctx->data;
+	const void *end = (const void *)(long)ctx->data_end;
+	__u32 zero = 0, q = ctx->rx_queue_index, port, t, key;
+	const struct hg_xdp_conf *conf = bpf_map_lookup_elem(&hg_conf, &zero);
+	struct hg_xdp_count *cnt;
+	const __u64 *owner, *shed;
+	int p;
+
+	if (conf == NULL || q >= HG_XDP_QUEUES)
+		goto pass;
+	p = hg_xdp_udp_port(data, end, conf->ip);
+	if (p < 0)
+		goto pass;
+	port = (__u32)p;
+	owner = bpf_map_lookup_elem(&hg_ports, &port);
+	if (owner == NULL || *owner == 0 || *owner > HG_XDP_TENANTS)
+		goto pass;
+	t = (__u32)*owner - 1;
+	cnt = bpf_map_lookup_elem(&hg_count, &t);
+	key = HG_XDP_SHED_KEY(q, t);
+	shed = bpf_map_lookup_elem(&hg_shed, &key);
+	if (shed != NULL && *shed != 0) {
+		if (cnt != NULL)
+			cnt->dropped++;
+		return XDP_DROP;
+	}
+	if (cnt != NULL)
+		cnt->passed++;
+pass:
+	return bpf_redirect_map(&xsks_map, q, XDP_PASS);
+}
+
+char _license[] SEC("license") = "Dual BSD/GPL";

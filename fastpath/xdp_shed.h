@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Shedding in the driver on a net_af_xdp link: when RX sheds a tenant's
+ * datagram (rx_gate.h), its core also marks the tenant in the XDP
+ * program's hg_shed map (proto/hg_xdp.h) for the queue it polls, and the
+ * program drops the tenant's next datagrams before the kernel copies
+ * them into the socket. The map is mmap-ed, so a mark is a plain store:
+ * no system call. Each pass the core looks at the tenants it marked and
+ * lifts a mark as soon as RX would no longer shed the tenant, since it
+ * sees none of their datagrams to decide on while they are marked.
+ *
+ * One writer per entry: the core that polls the queue.
+ */
+#ifndef HG_FASTPATH_XDP_SHED_H
+#define HG_FASTPATH_XDP_SHED_H
+
+#include "../proto/hg_xdp.h"
+#include "rx_gate.h"
+
+_Static_assert(HG_XDP_TENANTS == HG_MAX_TENANTS, "the program's tenants are ours");
+
+/* The mark's word for tenant t on core c's RX queue q. */
+static inline uint64_t *
+hg_xdp_word(const struct hg_dp *dp, const struct hg_fp_core *c, unsigned q,
+	    unsigned t)
+{
+	return &__atomic_load_n(&dp->xdp.shed, __ATOMIC_RELAXED)
+		[HG_XDP_SHED_KEY(c->rxq[q].dev_queue, t)];
+}
+
+static inline void
+hg_xdp_mark(const struct hg_dp *dp, struct hg_fp_core *c, unsigned q, unsigned t)
+{
+	uint64_t *w;
+
+	if (__atomic_load_n(&dp->xdp.shed, __ATOMIC_RELAXED) == NULL)
+		return;
+	w = hg_xdp_word(dp, c, q, t);
+	if (__atomic_load_n(w, __ATOMIC_RELAXED) != 0)
+		return;
+	__atomic_store_n(w, 1, __ATOMIC_RELAXED);
+	hg_tset_add(&c->xdp_marked, t);
+	c->xdp_marks++;
+}
+
+static inline void
+hg_xdp_unmark(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
+{
+	unsigned q;
+
+	for (q = 0; q < c->n_rxq; q++)
+		__atomic_store_n(hg_xdp_word(dp, c, q, t), 0, __ATOMIC_RELAXED);
+	hg_tset_del(&c->xdp_marked, t);
+}
+
+/* Would RX still shed tenant t (rx_gate.h's rule, without a datagram in
+ * hand)? Out of budget, on a saturated core, while another tenant's
+ * datagrams arrive (HG_RX_MIXED_US) or a funded tenant's TX waits. */
+static inline int
+hg_xdp_keep(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
+{
+	int u;
+
+	if (!hg_protecting(dp) ||
+	    __atomic_load_n(&dp->live.rx_drop, __ATOMIC_RELAXED) == 0 ||
+	    __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) < 2 ||
+	    __atomic_load_n(&dp->pub[t].state, __ATOMIC_ACQUIRE) != HG_TENANT_ACTIVE ||
+	    hg_funded(dp, c, t) || !hg_core_saturated(c, c->now))
+		return 0;
+	if (c->now - c->rx_mixed < c->tsc_us * HG_RX_MIXED_US)
+		return 1;
+	HG_TSET_FOREACH(u, &c->pend)
+		if ((unsigned)u != t && hg_funded(dp, c, (unsigned)u))
+			return 1;
+	return 0;
+}
+
+/* Once a pass: lifts the marks RX would no longer stand by; returns how
+ * many it lifted. O(marked tenants). */
+static inline unsigned
+hg_xdp_review(const struct hg_dp *dp, struct hg_fp_core *c)
+{
+	unsigned n = 0;
+	int t;
+
+	if (__atomic_load_n(&dp->xdp.shed, __ATOMIC_RELAXED) == NULL ||
+	    hg_tset_empty(&c->xdp_marked))
+		return 0;
+	HG_TSET_FOREACH(t, &c->xdp_marked)
+		if (!hg_xdp_keep(dp, c, (unsigned)t)) {
+			hg_xdp_unmark(dp, c, (unsigned)t);
+			n++;
+		}
+	return n;
+}
+
+#endif /* HG_FASTPATH_XDP_SHED_H */

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The daemon's XDP program on a net_af_xdp link (xdp_link.h).
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/if_link.h>
+
+#include "../fastpath/dp.h"
+#include "log.h"
+#include "xdp_link.h"
+
+/* the program's object file, built into the daemon (bpf/xdp_shed_obj.S) */
+extern const unsigned char hg_xdp_obj_start[], hg_xdp_obj_end[];
+
+#define PROG_NAME "hg_xdp_shed"	/* its function: bpf_prog_info's name */
+#define VDEV_PREFIX "net_af_xdp"
+
+static struct {
+	int on;
+	char iface[IF_NAMESIZE];
+	unsigned start_queue;
+	int obj_fd;		/* memfd with the object, until the PMD loaded it */
+	int lock_fd;		/* abstract socket: this daemon serves iface */
+	int count_fd;
+	struct hg_xdp_conf *conf;
+	uint64_t *ports, *shed;
+	size_t ports_len, shed_len, conf_len;
+	int ncpus;
+} xl = { .obj_fd = -1, .lock_fd = -1, .count_fd = -1 };
+
+int
+hg_xdp_link(void)
+{
+	return xl.on;
+}
+
+/* A devargs key's value ("iface=veth0,..."), copied into out; 0 if absent. */
+static int
+devarg(const char *args, const char *key, char *out, size_t len)
+{
+	size_t k = strlen(key);
+	const char *p = args;
+
+	while ((p = strstr(p, key)) != NULL) {
+		if ((p == args || p[-1] == ',') && p[k] == '=') {
+			p += k + 1;
+			snprintf(out, len, "%.*s", (int)strcspn(p, ","), p);
+			return 1;
+		}
+		p += k;
+	}
+	return 0;
+}
+
+/* The interface is this daemon's for its life: an abstract socket named
+ * after it, which the kernel releases when the daemon dies however it
+ * dies. */
+static int
+take_iface(const char *iface)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "hourglass-xdp:%s", iface);
+
+	xl.lock_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (xl.lock_fd < 0)
+		return -errno;
+	if (bind(xl.lock_fd, (struct sockaddr *)&a,
+		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* What is attached to ifindex, if it is our program: a daemon that died
+ * left it (the PMD detaches it at a clean exit), and the PMD attaches
+ * only where nothing is. */
+static void
+detach_leftover(int ifindex, const char *iface)
+{
+	struct bpf_prog_info info = { 0 };
+	uint32_t id = 0, len = sizeof(info);
+	int fd;
+
+	if (bpf_xdp_query_id(ifindex, 0, &id) < 0 || id == 0)
+		return;
+	if ((fd = bpf_prog_get_fd_by_id(id)) < 0)
+		return;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
+	    strcmp(info.name, PROG_NAME) == 0) {
+		if (bpf_xdp_detach(ifindex, 0, NULL) == 0)
+			HG_LOG(NOTICE, "%s: detached the XDP program a daemon that "
+			       "died left (id %u)", iface, id);
+	}
+	close(fd);
+}
+
+static int
+write_obj(void)
+{
+	size_t n = (size_t)(hg_xdp_obj_end - hg_xdp_obj_start), off = 0;
+	ssize_t w;
+
+	xl.obj_fd = memfd_create("hourglass-xdp.o", MFD_CLOEXEC);
+	if (xl.obj_fd < 0)
+		return -errno;
+	while (off < n) {
+		w = write(xl.obj_fd, hg_xdp_obj_start + off, n - off);
+		if (w < 0)
+			return -errno;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+/* The value of --vdev, where argv[i] holds one: "--vdev=X" or "--vdev" "X". */
+static char **
+vdev_value(int argc, char **argv, int i)
+{
+	if (strncmp(argv[i], "--vdev=", 7) == 0)
+		return &argv[i];
+	if (strcmp(argv[i], "--vdev") == 0 && i + 1 < argc)
+		return &argv[i + 1];
+	return NULL;
+}
+
+static int
+prepare_vdev(char **slot, int eq)
+{
+	char *v = *slot + (eq ? 7 : 0), q[16] = "0", *s;
+	const char *args = strchr(v, ',');
+	int ifindex, rc;
+
+	if (xl.on) {
+		fprintf(stderr, "hourglassd: one net_af_xdp port is served (its "
+			"queues: queue_count=N)\n");
+		return -1;
+	}
+	if (args == NULL || !devarg(args + 1, "iface", xl.iface, sizeof(xl.iface))) {
+		fprintf(stderr, "hourglassd: %s: iface= is missing\n", v);
+		return -1;
+	}
+	devarg(args + 1, "start_queue", q, sizeof(q));
+	xl.start_queue = (unsigned)strtoul(q, NULL, 10);
+	if ((ifindex = (int)if_nametoindex(xl.iface)) == 0) {
+		fprintf(stderr, "hourglassd: %s: no interface %s\n", v, xl.iface);
+		return -1;
+	}
+	if ((rc = take_iface(xl.iface)) < 0) {
+		fprintf(stderr, "hourglassd: %s: %s\n", xl.iface, rc == -EADDRINUSE ?
+			"another hourglassd serves this interface" : strerror(-rc));
+		return -1;
+	}
+	detach_leftover(ifindex, xl.iface);
+	if ((rc = write_obj()) < 0) {
+		fprintf(stderr, "hourglassd: cannot stage the XDP program: %s\n",
+			strerror(-rc));
+		return -1;
+	}
+	if (asprintf(&s, "%s,xdp_prog=/proc/self/fd/%d", *slot, xl.obj_fd) < 0)
+		return -1;
+	*slot = s;		/* argv's: lives as long as the process */
+	xl.on = 1;
+	return 0;
+}
+
+int
+hg_xdp_prepare(int argc, char **argv)
+{
+	char **slot, *v, prog[8];
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if ((slot = vdev_value(argc, argv, i)) == NULL)
+			continue;
+		v = *slot + (slot == &argv[i] ? 7 : 0);
+		if (strncmp(v, VDEV_PREFIX, strlen(VDEV_PREFIX)) != 0)
+			continue;
+		/* an operator's own program: the PMD's business, no shedding */
+		if (strchr(v, ',') && devarg(strchr(v, ',') + 1, "xdp_prog", prog, sizeof(prog)))
+			continue;
+		if (prepare_vdev(slot, slot == &argv[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void *
+map_mmap(int fd, size_t *len)
+{
+	struct bpf_map_info info = { 0 };
+	uint32_t ilen = sizeof(info);
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &ilen) < 0)
+		return NULL;
+	/* an array's elements are 8-byte aligned in its mapping */
+	*len = ((size_t)info.max_entries * ((info.value_size + 7) & ~7u) +
+		(size_t)page - 1) & ~((size_t)page - 1);
+	p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* The program's maps, by name, from the program attached to the iface. */
+static int
+find_maps(int prog_fd, int fds[4])
+{
+	static const char *const names[4] = { "hg_conf", "hg_ports", "hg_shed", "hg_count" };
+	struct bpf_prog_info info = { 0 };
+	uint32_t ids[16], len = sizeof(info), i, k;
+
+	info.nr_map_ids = 16;
+	info.map_ids = (uint64_t)(uintptr_t)ids;
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len) < 0)
+		return -errno;
+	if (strcmp(info.name, PROG_NAME) != 0)
+		return -ENOENT;
+	for (i = 0; i < info.nr_map_ids && i < 16; i++) {
+		struct bpf_map_info mi = { 0 };
+		uint32_t mlen = sizeof(mi);
+		int fd = bpf_map_get_fd_by_id(ids[i]);
+
+		if (fd < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &mi, &mlen) == 0)
+			for (k = 0; k < 4; k++)
+				if (fds[k] < 0 && strcmp(mi.name, names[k]) == 0) {
+					fds[k] = fd;
+					fd = -1;
+					break;
+				}
+		if (fd >= 0)
+			close(fd);
+	}
+	for (k = 0; k < 4; k++)
+		if (fds[k] < 0)
+			return -ENOENT;
+	return 0;
+}
+
+int
+hg_xdp_open(struct hg_dp *dp, uint32_t ip)
+{
+	int fds[4] = { -1, -1, -1, -1 }, prog_fd, rc, ifindex;
+	uint32_t id = 0, p, c, q;
+
+	if (!xl.on)
+		return 0;
+	ifindex = (int)if_nametoindex(xl.iface);
+	if (bpf_xdp_query_id(ifindex, 0, &id) < 0 || id == 0 ||
+	    (prog_fd = bpf_prog_get_fd_by_id(id)) < 0) {
+		HG_LOG(ERR, "%s: the PMD attached no XDP program", xl.iface);
+		return -ENOENT;
+	}
+	rc = find_maps(prog_fd, fds);
+	close(prog_fd);
+	if (rc < 0) {
+		HG_LOG(ERR, "%s: the XDP program attached is not the daemon's", xl.iface);
+		goto fail;
+	}
+	xl.conf = map_mmap(fds[0], &xl.conf_len);
+	xl.ports = map_mmap(fds[1], &xl.ports_len);
+	xl.shed = map_mmap(fds[2], &xl.shed_len);
+	if (xl.conf == NULL || xl.ports == NULL || xl.shed == NULL) {
+		rc = -errno;
+		HG_LOG(ERR, "%s: cannot map the XDP program's maps: %s", xl.iface,
+		       strerror(errno));
+		goto fail;
+	}
+	xl.count_fd = fds[3];
+	fds[3] = -1;
+	xl.ncpus = libbpf_num_possible_cpus();
+	for (c = 0; c < dp->n_cores; c++)
+		for (q = 0; q < dp->core[c].n_rxq; q++)
+			dp->core[c].rxq[q].dev_queue =
+				(uint16_t)(xl.start_queue + dp->core[c].rxq[q].id);
+	__atomic_store_n(&xl.conf->ip, ip, __ATOMIC_RELAXED);
+	for (p = 0; p < HG_XDP_PORTS; p++)
+		hg_xdp_port((uint16_t)p, __atomic_load_n(&dp->port_map[p], __ATOMIC_ACQUIRE));
+	__atomic_store_n(&dp->xdp.shed, xl.shed, __ATOMIC_RELEASE);
+	HG_LOG(INFO, "%s: XDP program %u sheds in the driver (queues from %u)",
+	       xl.iface, id, xl.start_queue);
+	rc = 0;
+fail:
+	for (p = 0; p < 4; p++)
+		if (fds[p] >= 0)
+			close(fds[p]);
+	if (xl.obj_fd >= 0) {
+		close(xl.obj_fd);
+		xl.obj_fd = -1;
+	}
+	return rc;
+}
+
+void
+hg_xdp_port(uint16_t p, uint32_t entry)
+{
+	if (xl.ports == NULL)
+		return;
+	__atomic_store_n(&xl.ports[p], (uint64_t)(entry & 0xffff), __ATOMIC_RELAXED);
+}
+
+int
+hg_xdp_count(unsigned t, struct hg_xdp_count *out)
+{
+	struct hg_xdp_count v[xl.ncpus > 0 ? xl.ncpus : 1];
+	uint32_t key = t;
+	int i;
+
+	*out = (struct hg_xdp_count){ 0 };
+	if (xl.count_fd < 0 || bpf_map_lookup_elem(xl.count_fd, &key, v) < 0)
+		return -1;
+	for (i = 0; i < xl.ncpus; i++) {
+		out->passed += v[i].passed;
+		out->dropped += v[i].dropped;
+	}
+	return 0;
+}
+
+void
+hg_xdp_close(struct hg_dp *dp)
+{
+	__atomic_store_n(&dp->xdp.shed, NULL, __ATOMIC_RELEASE);
+	if (xl.shed != NULL)
+		munmap(xl.shed, xl.shed_len);
+	if (xl.ports != NULL)
+		munmap(xl.ports, xl.ports_len);
+	if (xl.conf != NULL)
+		munmap(xl.conf, xl.conf_len);
+	xl.shed = xl.ports = NULL;
+	xl.conf = NULL;
+	if (xl.count_fd >= 0)
+		close(xl.count_fd);
+	xl.count_fd = -1;
+	if (xl.lock_fd >= 0)
+		close(xl.lock_fd);
+	xl.lock_fd = -1;
+}

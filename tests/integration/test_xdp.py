@@ -1,0 +1,132 @@
+"""net_af_xdp with the daemon's own XDP program: the link serves, the
+program counts per tenant, a shed tenant's datagrams are dropped in the
+driver, hostile frames are counted, and nothing stays attached to the
+interface after an exit, a kill -9 included (the next start removes it)."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+from hg import BIN, DAEMON_IP, Daemon, run, udp_roundtrip, wait_for
+
+
+def xdp_vdev(net):
+    return f"net_af_xdp0,iface={net.host_if}"
+
+
+def attached(net):
+    """The XDP program id on the daemon's interface, or None."""
+    out = run("ip", "-j", "link", "show", net.host_if).stdout
+    link = json.loads(out)[0]
+    return (link.get("xdp") or {}).get("prog", {}).get("id")
+
+
+@pytest.fixture(scope="module")
+def xdp(net):
+    d = Daemon(net.ns[3:] + "x", xdp_vdev(net))
+    yield d
+    assert d.stop() == 0, d.logtext()
+    assert "Sanitizer" not in d.logtext() and "runtime error" not in d.logtext()
+    assert attached(net) is None, "the PMD detaches the program at exit"
+
+
+def test_the_link_serves_and_says_xdp(net, xdp):
+    assert "sheds in the driver" in xdp.logtext()
+    assert attached(net) is not None
+    xdp.hgctl("tenant", "add", "gold", "--ports", "9400-9401")
+    e = xdp.echo("gold", 9400)
+    try:
+        s = net.socket()
+        assert udp_roundtrip(s, 9400, b"over xdp") == b"over xdp"
+        s.close()
+    finally:
+        e.stop()
+    assert "(xdp)" in xdp.hgctl("tenant", "list").stdout
+    t = xdp.tenant_stats("gold")
+    assert t["xdp"]["passed"] >= 1 and t["xdp"]["dropped"] == 0, t["xdp"]
+    assert "xdp:" in xdp.hgctl("stats", "--tenant", "gold").stdout
+
+
+def test_a_shed_tenant_is_dropped_in_the_driver(net, xdp):
+    """An echo flooded beyond its budget (weight 0.01, its answers 100,000
+    synthetic cycles each: one answer is ~4 ms of its refills, and the
+    core saturates on this box), beside
+    a victim that answers: RX marks the flooded tenant, and the program
+    drops its datagrams before the socket; the victim loses nothing."""
+    xdp.hgctl("tenant", "add", "victim", "--ports", "9410-9410")
+    xdp.hgctl("tenant", "add", "flooded", "--ports", "9420-9420", "--weight", "0.01",
+              "--extra-cycles", "100000")
+    apps = [xdp.echo("victim", 9410, cpus="0"), xdp.echo("flooded", 9420, cpus="0")]
+    try:
+        flood = net.popen("taskset", "-c", "0", os.path.join(BIN, "hgload"),
+                          "--target", f"{DAEMON_IP}:9420", "--blast", "--flows", "8",
+                          "--size", "64", "--duration", "3", "--json",
+                          stdout=subprocess.PIPE, text=True)
+        victim = net.popen("taskset", "-c", "0", os.path.join(BIN, "hgload"),
+                           "--target", f"{DAEMON_IP}:9410", "--rate", "1000",
+                           "--duration", "3", "--json", stdout=subprocess.PIPE, text=True)
+        v = json.loads(victim.communicate(timeout=30)[0])
+        f = json.loads(flood.communicate(timeout=30)[0])
+    finally:
+        for a in apps:
+            a.stop()
+    flooded = xdp.tenant_stats("flooded")["xdp"]
+    marks = sum(c["xdp_marks"] for c in xdp.stats()["cores"])
+    print("xdp shed:", marks, "marks", flooded, "flood sent", f["sent"], "victim", v["latency_us"]["p99"])
+    assert marks > 0 and flooded["dropped"] > 0, (marks, flooded, f)
+    assert v["lost"] == 0 and v["received"] == v["sent"], v
+    assert xdp.tenant_stats("victim")["xdp"]["dropped"] == 0
+
+
+def test_hostile_frames_are_counted_and_the_link_serves_on(net, xdp):
+    """Truncated headers, IP options, fragments, wrong versions and
+    lengths, to the daemon's MAC: counted, never a crash."""
+    import random
+    rnd = random.Random(7)
+    mac = bytes.fromhex(net.mac.replace(":", ""))
+    s = net.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((net.peer_if, 0))
+    ip = socket.inet_aton(DAEMON_IP)
+    for i in range(2000):
+        head = bytearray(b"\x45\x00\x00\x1c\x00\x01\x00\x00\x40\x11\x00\x00" +
+                         socket.inet_aton("198.18.0.2") + ip +
+                         b"\x9c\x40\x24\xc2\x00\x08\x00\x00")
+        for _ in range(rnd.randrange(1, 4)):
+            head[rnd.randrange(len(head))] = rnd.randrange(256)
+        s.send(mac + b"\x02\x00\x00\x00\x00\x02\x08\x00" + bytes(head[:rnd.randrange(len(head) + 1)]))
+    s.close()
+    assert xdp.proc.poll() is None
+    xdp.hgctl("tenant", "add", "after", "--ports", "9430-9430")
+    e = xdp.echo("after", 9430)
+    try:
+        c = net.socket()
+        assert udp_roundtrip(c, 9430, b"still here") == b"still here"
+        c.close()
+    finally:
+        e.stop()
+
+
+def test_a_second_daemon_on_the_interface_is_refused(net, xdp):
+    with pytest.raises(RuntimeError, match="another hourglassd serves this interface"):
+        Daemon(net.ns[3:] + "y", xdp_vdev(net))
+
+
+def test_a_killed_daemons_program_is_removed_at_the_next_start(net):
+    other = f"{net.host_if}k"
+    run("ip", "link", "add", other, "type", "veth", "peer", "name", other[:-1] + "l")
+    try:
+        run("ip", "link", "set", other, "up")
+        d = Daemon(net.ns[3:] + "k", f"net_af_xdp0,iface={other}")
+        d.stop(signal.SIGKILL)
+        prog = json.loads(run("ip", "-j", "link", "show", other).stdout)[0].get("xdp")
+        assert prog is not None, "a killed daemon's PMD could not detach it"
+        d = Daemon(net.ns[3:] + "k", f"net_af_xdp0,iface={other}")
+        assert "detached the XDP program a daemon that died left" in d.logtext()
+        assert d.stop() == 0, d.logtext()
+        assert json.loads(run("ip", "-j", "link", "show", other).stdout)[0].get("xdp") is None
+    finally:
+        run("ip", "link", "del", other, check=False)
