@@ -237,8 +237,10 @@ def run_memif(memif, loads, cpus=None, rx_map=None, extra=()):
         l = dict(l)
         rt = l.pop("rt", False)
         cmd += (["--and"] if i else []) + hgload_args(**l) + (["--rt"] if rt else [])
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True).stdout
-    res = json.loads(out)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        raise RuntimeError(f"hgload exited {r.returncode}: {r.stderr.strip()}")
+    res = json.loads(r.stdout)
     return res if isinstance(res, list) else [res]
 
 

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The marks RX sets in an XDP program's hg_shed map (xdp_shed.h), against
+ * a daemon state of the test's own and a plain array for the map: a mark
+ * goes where the program looks for it, stays while RX would shed the
+ * tenant, and goes the first pass it would not. */
+#include <stdlib.h>
+
+#include <criterion/criterion.h>
+
+#include "../../fastpath/xdp_shed.h"
+
+#define US 1000u
+#define T0 (10u * 1000 * US)
+#define VICTIM 0
+#define FLOOD 1
+#define DEV_QUEUE 3
+
+static struct hg_dp *dp;
+static struct hg_fp_core *c;
+static uint64_t *shed;
+
+static void
+setup(void)
+{
+	dp = hg_dp_new(1);
+	cr_assert(dp != NULL);
+	shed = calloc(HG_XDP_QUEUES * HG_XDP_TENANTS, sizeof(*shed));
+	cr_assert(shed != NULL);
+	dp->xdp.shed = shed;
+	c = &dp->core[0];
+	c->tsc_us = US;
+	c->now = T0;
+	c->n_rxq = 1;
+	c->rxq[0].dev_queue = DEV_QUEUE;
+	for (int t = 0; t < 2; t++) {
+		dp->pub[t].cap = 1000000;
+		dp->pub[t].rate = HG_RATE_ONE / 4;
+		dp->pub[t].state = HG_TENANT_ACTIVE;
+		c->t[t].bud = (struct hg_budget){ .granted = 1000000, .last = T0 };
+	}
+	c->t[FLOOD].bud.consumed = 1500000;	/* spent */
+	dp->n_active = 2;
+	dp->live.protection = dp->live.rx_drop = 1;
+	/* saturated, and another tenant's datagrams came in just now */
+	c->last_empty = c->now - 5000 * US;
+	c->busy_streak = 10000;
+	c->rx_mixed = c->now;
+}
+
+static void
+teardown(void)
+{
+	dp->xdp.shed = NULL;
+	free(shed);
+	hg_dp_free(dp);
+}
+
+TestSuite(xdp_shed, .init = setup, .fini = teardown);
+
+static uint64_t
+word(unsigned t)
+{
+	return shed[HG_XDP_SHED_KEY(DEV_QUEUE, t)];
+}
+
+Test(xdp_shed, a_mark_lands_on_the_queue_the_program_sees)
+{
+	hg_xdp_mark(dp, c, 0, FLOOD);
+	cr_assert_eq(word(FLOOD), 1);
+	cr_assert_eq(shed[HG_XDP_SHED_KEY(0, FLOOD)], 0, "not another queue's");
+	cr_assert(hg_tset_has(&c->xdp_marked, FLOOD));
+	hg_xdp_mark(dp, c, 0, FLOOD);
+	cr_assert_eq(c->xdp_marks, 1, "a mark is set once");
+}
+
+Test(xdp_shed, it_stays_while_rx_would_shed_and_goes_when_funded)
+{
+	hg_xdp_mark(dp, c, 0, FLOOD);
+	cr_assert_eq(hg_xdp_review(dp, c), 0);
+	cr_assert_eq(word(FLOOD), 1);
+	c->t[FLOOD].bud.consumed = 0;		/* refilled */
+	cr_assert_eq(hg_xdp_review(dp, c), 1);
+	cr_assert_eq(word(FLOOD), 0);
+	cr_assert(hg_tset_empty(&c->xdp_marked));
+}
+
+Test(xdp_shed, a_core_with_time_to_spare_lifts_it)
+{
+	hg_xdp_mark(dp, c, 0, FLOOD);
+	c->last_empty = c->now - 400 * US;	/* an empty pass 400 us ago */
+	cr_assert_eq(hg_xdp_review(dp, c), 1);
+	cr_assert_eq(word(FLOOD), 0);
+}
+
+Test(xdp_shed, nobody_else_with_work_lifts_it)
+{
+	hg_xdp_mark(dp, c, 0, FLOOD);
+	c->rx_mixed = c->now - 2000 * US;	/* only the flood arrives */
+	cr_assert_eq(hg_xdp_review(dp, c), 1);
+	/* ... unless a funded tenant's answers wait */
+	hg_xdp_mark(dp, c, 0, FLOOD);
+	hg_tset_add(&c->pend, VICTIM);
+	cr_assert_eq(hg_xdp_review(dp, c), 0);
+	cr_assert_eq(word(FLOOD), 1);
+}
+
+Test(xdp_shed, protection_off_or_a_lone_tenant_lifts_it)
+{
+	hg_xdp_mark(dp, c, 0, FLOOD);
+	dp->live.protection = 0;
+	cr_assert_eq(hg_xdp_review(dp, c), 1);
+	dp->live.protection = 1;
+	hg_xdp_mark(dp, c, 0, FLOOD);
+	dp->n_active = 1;
+	cr_assert_eq(hg_xdp_review(dp, c), 1);
+	cr_assert_eq(word(FLOOD), 0);
+}
+
+Test(xdp_shed, no_map_no_mark)
+{
+	dp->xdp.shed = NULL;
+	hg_xdp_mark(dp, c, 0, FLOOD);
+	cr_assert(hg_tset_empty(&c->xdp_marked));
+	cr_assert_eq(hg_xdp_review(dp, c), 0);
+}
