@@ -3,7 +3,7 @@ import subprocess
 
 import pytest
 
-from hg import BIN, DAEMON_IP, Bridge, Daemon, Netns, memif_daemon
+from hg import BIN, DAEMON_IP, VETH_PMD, Bridge, Daemon, Netns, memif_daemon, veth_vdev
 
 
 def pytest_configure(config):
@@ -21,7 +21,7 @@ def net(request):
 
 @pytest.fixture(scope="module")
 def daemon(net):
-    d = Daemon(net.ns[3:], f"net_af_packet0,iface={net.host_if}")
+    d = Daemon(net.ns[3:], veth_vdev(net))
     yield d
     _check_stop(d)
 
@@ -31,15 +31,15 @@ def _check_stop(d):
     assert "Sanitizer" not in d.logtext() and "runtime error" not in d.logtext()
 
 
-@pytest.fixture(scope="module", params=["af_packet", "memif"])
+@pytest.fixture(scope="module", params=[VETH_PMD, "memif"])
 def pmd_daemon(request, net):
     """A daemon the namespace reaches through the kernel either way: its
-    port is net_af_packet on the veth, or net_memif with hg-memif-bridge
-    between the veth and it (same MAC), so one test's sockets and raw
-    frames exercise both PMDs (issue 14). A module asks for it by
-    defining its daemon fixture as this one."""
-    if request.param == "af_packet":
-        d = Daemon(net.ns[3:], f"net_af_packet0,iface={net.host_if}")
+    port is on the veth (net_af_xdp, or HG_VETH_PMD's), or the daemon's
+    memif server with hg-memif-bridge between the veth and it (same MAC),
+    so one test's sockets and raw frames exercise both links. A module
+    asks for it by defining its daemon fixture as this one."""
+    if request.param == VETH_PMD:
+        d = Daemon(net.ns[3:], veth_vdev(net))
         yield d
         _check_stop(d)
         return
@@ -66,7 +66,7 @@ def cleanup():
 
 class Link:
     """A daemon and how a load generator reaches it: hgload from the
-    namespace through the kernel (net_af_packet), or hgload --memif with
+    namespace through the kernel (the veth's PMD), or hgload --memif with
     a memif port of its own (net_memif, issue 14)."""
 
     def __init__(self, pmd, net, daemon):
@@ -85,11 +85,11 @@ class Link:
         return self.net.popen(*cmd, stdout=subprocess.PIPE, text=True)
 
 
-@pytest.fixture(scope="module", params=["af_packet", "memif"])
+@pytest.fixture(scope="module", params=[VETH_PMD, "memif"])
 def link(request, net):
-    """The datapath tests that drive load run over both PMDs."""
-    if request.param == "af_packet":
-        yield Link("af_packet", net, request.getfixturevalue("daemon"))
+    """The datapath tests that drive load run over both links."""
+    if request.param == VETH_PMD:
+        yield Link(VETH_PMD, net, request.getfixturevalue("daemon"))
         return
     d = memif_daemon(f"{os.getpid() % 10000}{abs(hash(request.module.__name__)) % 100}m")
     yield Link("memif", net, d)

@@ -19,6 +19,16 @@ BIN = os.path.join(BUILD, "bin")
 DAEMON_IP = "198.18.0.1"
 PEER_IP = "198.18.0.2"
 
+# The daemon's PMD on the test veth: net_af_xdp with its own XDP program
+# (README, "net_af_xdp"); HG_VETH_PMD=af_packet runs the same tests over
+# net_af_packet.
+VETH_PMD = os.environ.get("HG_VETH_PMD", "af_xdp")
+
+
+def veth_vdev(net, pmd=None, extra=""):
+    """The --vdev of a daemon on the test veth's host end."""
+    return f"net_{pmd or VETH_PMD}0,iface={net.host_if}{extra}"
+
 _libc = ctypes.CDLL("libc.so.6", use_errno=True)
 CLONE_NEWNET = 0x40000000
 
@@ -29,7 +39,7 @@ def run(*cmd, check=True, **kw):
 
 class Netns:
     """A namespace with one end of a veth pair; the other end (no address)
-    is for the daemon's net_af_packet."""
+    is for the daemon's port (veth_vdev)."""
 
     def __init__(self, tag):
         self.ns = f"hgt{tag}"

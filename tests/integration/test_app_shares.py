@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from hg import BUILD, Daemon, wait_for
+from hg import BUILD, Daemon, veth_vdev, wait_for
 
 NOBODY = 65534
 PER_UID = 8
@@ -80,7 +80,7 @@ def rss_kb(pid):
 
 @pytest.fixture(scope="module")
 def daemon(net):
-    d = Daemon(net.ns[3:] + "us", f"net_af_packet0,iface={net.host_if}",
+    d = Daemon(net.ns[3:] + "us", veth_vdev(net),
                extra=("--max-app-conns-per-uid", str(PER_UID), "--attach-timeout-ms", "1500"))
     yield d
     assert d.stop() == 0, d.logtext()
@@ -154,7 +154,7 @@ def test_a_thousand_non_reading_connections_stay_under_the_bound(net):
     flood requests and never read, and falls back to within 32 MiB of
     it after they close."""
     lim = resource.getrlimit(resource.RLIMIT_NOFILE)
-    d = Daemon(net.ns[3:] + "um", f"net_af_packet0,iface={net.host_if}",
+    d = Daemon(net.ns[3:] + "um", veth_vdev(net),
                extra=("--max-app-conns", str(2 * HOLDERS), "--max-app-conns-per-uid",
                       str(HOLDERS + 1), "--max-conns-buffered", str(BUFFERED),
                       "--attach-timeout-ms", "60000"))

@@ -6,12 +6,12 @@ import socket
 
 import pytest
 
-from hg import DAEMON_IP, Daemon, run, udp_roundtrip, wait_for
+from hg import DAEMON_IP, Daemon, run, udp_roundtrip, veth_vdev, wait_for
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_signal_exits_zero_and_removes_the_socket(net, sig):
-    d = Daemon(net.ns[3:] + "s", f"net_af_packet0,iface={net.host_if}")
+    d = Daemon(net.ns[3:] + "s", veth_vdev(net))
     d.hgctl("tenant", "add", "x", "--ports", "8000-8001")
     e = d.echo("x", 8000)
     assert d.stop(sig) == 0, d.logtext()
@@ -20,7 +20,7 @@ def test_signal_exits_zero_and_removes_the_socket(net, sig):
 
 
 def test_telemetry_views(net):
-    d = Daemon(net.ns[3:] + "t", f"net_af_packet0,iface={net.host_if}")
+    d = Daemon(net.ns[3:] + "t", veth_vdev(net))
     try:
         d.hgctl("tenant", "add", "tele", "--ports", "8100-8100", "--weight", "2")
         path = f"/var/run/dpdk/{d.prefix}/dpdk_telemetry.v2"

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from hg import BIN, DAEMON_IP, Daemon, udp_roundtrip, wait_for
+from hg import BIN, DAEMON_IP, Daemon, udp_roundtrip, veth_vdev, wait_for
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def settings(d):
 
 
 def started(net, path, tag):
-    return Daemon(net.ns[3:] + tag, f"net_af_packet0,iface={net.host_if}",
+    return Daemon(net.ns[3:] + tag, veth_vdev(net),
                   extra=("--config", path))
 
 

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from hg import BIN, DAEMON_IP, PEER_IP, Daemon, udp_roundtrip, wait_for
+from hg import BIN, DAEMON_IP, PEER_IP, Daemon, udp_roundtrip, veth_vdev, wait_for
 from test_client import Addr, attach, lib  # noqa: F401  (lib is a fixture)
 
 N = 1100
@@ -20,7 +20,7 @@ BASE_PORT = 30000
 
 @pytest.fixture(scope="module")
 def big(net):
-    d = Daemon(net.ns[3:] + "s", f"net_af_packet0,iface={net.host_if}",
+    d = Daemon(net.ns[3:] + "s", veth_vdev(net),
                extra=("--max-app-conns", "4096", "--max-app-conns-per-uid", "4096"))
     idle = None
     try:

@@ -6,7 +6,7 @@ Before, nine flooded RPC tenants filled the table that all shared, and a
 tenth tenant's new client got 0 answers of 10."""
 import pytest
 
-from hg import DAEMON_IP, Daemon, Sink
+from hg import DAEMON_IP, Daemon, Sink, veth_vdev
 from test_credits import REJECT, RESPONSE, recv_answer, rpc_request
 
 SLOTS, SHARE = 100, 10
@@ -15,7 +15,7 @@ FIRST = 9100            # tenants R0..R8 on FIRST..FIRST+8, the tenth on FIRST+9
 
 @pytest.fixture(scope="module")
 def daemon(net):
-    d = Daemon(net.ns[3:] + "ss", f"net_af_packet0,iface={net.host_if}",
+    d = Daemon(net.ns[3:] + "ss", veth_vdev(net),
                extra=("--sessions", str(SLOTS)))
     yield d
     assert d.stop() == 0, d.logtext()
