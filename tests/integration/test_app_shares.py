@@ -154,7 +154,9 @@ def test_a_thousand_non_reading_connections_stay_under_the_bound(net):
     flood requests and never read, and falls back to within 32 MiB of
     it after they close."""
     lim = resource.getrlimit(resource.RLIMIT_NOFILE)
-    d = Daemon(net.ns[3:] + "um", veth_vdev(net),
+    # beside the module's daemon on the veth: af_packet, which daemons may
+    # share (an af_xdp interface is one daemon's)
+    d = Daemon(net.ns[3:] + "um", veth_vdev(net, "af_packet"),
                extra=("--max-app-conns", str(2 * HOLDERS), "--max-app-conns-per-uid",
                       str(HOLDERS + 1), "--max-conns-buffered", str(BUFFERED),
                       "--attach-timeout-ms", "60000"))
