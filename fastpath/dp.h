@@ -114,6 +114,7 @@ struct hg_fp_tenant {
 	uint64_t throttles[HG_PT_N];	/* passed over with work, out of budget */
 	uint64_t unfunded[HG_PT_N];	/* batches run out of budget (slack) */
 	uint64_t drops[HG_TDROP_N];
+	uint64_t xdp_until;		/* TSC a ring-full XDP mark stands to */
 	uint64_t sched_avg;		/* EWMA of SCHED cycles per datagram */
 	uint64_t credit_updates;	/* explicit credit messages sent */
 	uint64_t credits_granted;	/* ... and responses' credits: the sum */

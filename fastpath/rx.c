@@ -106,6 +106,7 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 	 * behind, and the work would be thrown away */
 	if (rte_ring_full(tn->ring[ctx][c->idx][HG_RING_RX])) {
 		rx_drop(ft, s, HG_TDROP_RING_FULL);
+		hg_xdp_mark_full(dp, c, g->rxq, (unsigned)t);
 		return t;
 	}
 	if (hg_bufpart_alloc(&ft->bufs, (uint8_t)(app + 1), &buf) < 0) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Shedding in the driver on a net_af_xdp link: when RX sheds a tenant's
- * datagram (rx_gate.h), its core also marks the tenant in the XDP
+ * datagram (rx_gate.h), or drops one at its app's full ring, its core
+ * also marks the tenant in the XDP
  * program's hg_shed map (proto/hg_xdp.h) for the queue it polls, and the
  * program drops the tenant's next datagrams before the kernel copies
  * them into the socket. The map is mmap-ed, so a mark is a plain store:
@@ -43,6 +44,24 @@ hg_xdp_mark(const struct hg_dp *dp, struct hg_fp_core *c, unsigned q, unsigned t
 	c->xdp_marks++;
 }
 
+/* An app's ring is full: its next datagrams would be dropped as well,
+ * after a copy into the socket and a look by RX; for HG_XDP_FULL_US they
+ * are dropped in the driver instead (a full socket buffer's drop, in the
+ * kernel's stack). Then RX looks again. Not for a tenant with RPC ports,
+ * whose clients are owed a reject. */
+#define HG_XDP_FULL_US 20u
+
+static inline void
+hg_xdp_mark_full(const struct hg_dp *dp, struct hg_fp_core *c, unsigned q,
+		 unsigned t)
+{
+	if (__atomic_load_n(&dp->xdp.shed, __ATOMIC_RELAXED) == NULL ||
+	    __atomic_load_n(&dp->pub[t].rpc_hi, __ATOMIC_RELAXED) != 0)
+		return;
+	c->t[t].xdp_until = c->now + c->tsc_us * HG_XDP_FULL_US;
+	hg_xdp_mark(dp, c, q, t);
+}
+
 static inline void
 hg_xdp_unmark(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 {
@@ -54,13 +73,17 @@ hg_xdp_unmark(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 }
 
 /* Would RX still shed tenant t (rx_gate.h's rule, without a datagram in
- * hand)? Out of budget, on a saturated core, while another tenant's
- * datagrams arrive (HG_RX_MIXED_US) or a funded tenant's TX waits. */
+ * hand)? Its app's ring was full less than HG_XDP_FULL_US ago; or it is
+ * out of budget, on a saturated core, while another tenant's datagrams
+ * arrive (HG_RX_MIXED_US) or a funded tenant's TX waits. */
 static inline int
 hg_xdp_keep(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 {
 	int u;
 
+	if (c->now < c->t[t].xdp_until &&
+	    __atomic_load_n(&dp->pub[t].state, __ATOMIC_ACQUIRE) == HG_TENANT_ACTIVE)
+		return 1;
 	if (!hg_protecting(dp) ||
 	    __atomic_load_n(&dp->live.rx_drop, __ATOMIC_RELAXED) == 0 ||
 	    __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) < 2 ||

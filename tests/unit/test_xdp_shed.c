@@ -124,3 +124,21 @@ Test(xdp_shed, no_map_no_mark)
 	cr_assert(hg_tset_empty(&c->xdp_marked));
 	cr_assert_eq(hg_xdp_review(dp, c), 0);
 }
+
+/* A full app ring: the tenant's next datagrams are dropped in the driver
+ * for HG_XDP_FULL_US, funded or not; never for a tenant with RPC ports. */
+Test(xdp_shed, a_full_ring_marks_for_a_while)
+{
+	c->t[VICTIM].bud.consumed = 0;		/* funded */
+	hg_xdp_mark_full(dp, c, 0, VICTIM);
+	cr_assert_eq(word(VICTIM), 1);
+	cr_assert_eq(hg_xdp_review(dp, c), 0, "it stands");
+	c->now += (HG_XDP_FULL_US + 1) * US;
+	c->last_empty = c->now - 5000 * US;
+	c->rx_mixed = c->now;
+	cr_assert_eq(hg_xdp_review(dp, c), 1, "then RX looks again");
+	cr_assert_eq(word(VICTIM), 0);
+	dp->pub[VICTIM].rpc_lo = dp->pub[VICTIM].rpc_hi = 7000;
+	hg_xdp_mark_full(dp, c, 0, VICTIM);
+	cr_assert_eq(word(VICTIM), 0, "an RPC client is owed a reject");
+}
