@@ -257,6 +257,15 @@ hg_xdp_open(struct hg_dp *dp, uint32_t ip)
 
 	if (!xl.on)
 		return 0;
+	/* the marks are indexed by the device's queue (hg_shed's keys) */
+	for (c = 0; c < dp->n_cores; c++)
+		for (q = 0; q < dp->core[c].n_rxq; q++)
+			if (xl.start_queue + dp->core[c].rxq[q].id >= HG_XDP_QUEUES) {
+				HG_LOG(ERR, "%s: queue %u is beyond the XDP program's %u",
+				       xl.iface, xl.start_queue + dp->core[c].rxq[q].id,
+				       HG_XDP_QUEUES);
+				return -EINVAL;
+			}
 	ifindex = (int)if_nametoindex(xl.iface);
 	if (bpf_xdp_query_id(ifindex, 0, &id) < 0 || id == 0 ||
 	    (prog_fd = bpf_prog_get_fd_by_id(id)) < 0) {

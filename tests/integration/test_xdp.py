@@ -7,11 +7,10 @@ import os
 import signal
 import socket
 import subprocess
-import time
 
 import pytest
 
-from hg import BIN, DAEMON_IP, Daemon, run, udp_roundtrip, wait_for
+from hg import BIN, DAEMON_IP, Daemon, run, udp_roundtrip
 
 
 def xdp_vdev(net):
@@ -23,6 +22,18 @@ def attached(net):
     out = run("ip", "-j", "link", "show", net.host_if).stdout
     link = json.loads(out)[0]
     return (link.get("xdp") or {}).get("prog", {}).get("id")
+
+
+def echoes(net, d, tenant, port, payload):
+    """A new tenant on port with an echo answers payload from the namespace."""
+    d.hgctl("tenant", "add", tenant, "--ports", f"{port}-{port}")
+    e = d.echo(tenant, port)
+    try:
+        s = net.socket()
+        assert udp_roundtrip(s, port, payload) == payload
+        s.close()
+    finally:
+        e.stop()
 
 
 @pytest.fixture(scope="module")
@@ -37,14 +48,7 @@ def xdp(net):
 def test_the_link_serves_and_says_xdp(net, xdp):
     assert "sheds in the driver" in xdp.logtext()
     assert attached(net) is not None
-    xdp.hgctl("tenant", "add", "gold", "--ports", "9400-9401")
-    e = xdp.echo("gold", 9400)
-    try:
-        s = net.socket()
-        assert udp_roundtrip(s, 9400, b"over xdp") == b"over xdp"
-        s.close()
-    finally:
-        e.stop()
+    echoes(net, xdp, "gold", 9400, b"over xdp")
     assert "(xdp)" in xdp.hgctl("tenant", "list").stdout
     t = xdp.tenant_stats("gold")
     assert t["xdp"]["passed"] >= 1 and t["xdp"]["dropped"] == 0, t["xdp"]
@@ -76,7 +80,6 @@ def test_a_shed_tenant_is_dropped_in_the_driver(net, xdp):
             a.stop()
     flooded = xdp.tenant_stats("flooded")["xdp"]
     marks = sum(c["xdp_marks"] for c in xdp.stats()["cores"])
-    print("xdp shed:", marks, "marks", flooded, "flood sent", f["sent"], "victim", v["latency_us"]["p99"])
     assert marks > 0 and flooded["dropped"] > 0, (marks, flooded, f)
     assert v["lost"] == 0 and v["received"] == v["sent"], v
     assert xdp.tenant_stats("victim")["xdp"]["dropped"] == 0
@@ -100,14 +103,7 @@ def test_hostile_frames_are_counted_and_the_link_serves_on(net, xdp):
         s.send(mac + b"\x02\x00\x00\x00\x00\x02\x08\x00" + bytes(head[:rnd.randrange(len(head) + 1)]))
     s.close()
     assert xdp.proc.poll() is None
-    xdp.hgctl("tenant", "add", "after", "--ports", "9430-9430")
-    e = xdp.echo("after", 9430)
-    try:
-        c = net.socket()
-        assert udp_roundtrip(c, 9430, b"still here") == b"still here"
-        c.close()
-    finally:
-        e.stop()
+    echoes(net, xdp, "after", 9430, b"still here")
 
 
 def test_a_second_daemon_on_the_interface_is_refused(net, xdp):
