@@ -86,6 +86,9 @@ struct hg_ctx {
 	uint64_t alive_check_ns;	/* static: next look for the daemon */
 };
 
+/* struct hg_msg's buf when it names no message (hg_recv found none). */
+#define HG_BUF_NONE UINT32_MAX
+
 /* Sets the thread's error text; returns -err for convenience. */
 int hg_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same with a constant message, for the errors an app retries in a

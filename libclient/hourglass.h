@@ -81,7 +81,8 @@ HG_API void hg_detach(hg_app_t *app);
  * parked worker sleeps on its context's doorbell until the daemon
  * delivers to it or wakes it. Returns 1
  * with *m filled, 0 on timeout, or a negative errno (-ENOTCONN once the
- * daemon is gone). */
+ * daemon is gone); but for 1, *m names no message, and hg_send on it
+ * fails with -EINVAL. */
 HG_API int hg_recv(hg_ctx_t *ctx, struct hg_msg *m, long timeout_us);
 
 /* ---- bursts ----

@@ -23,6 +23,23 @@ push_tx(hg_ctx_t *ctx, struct hg_desc *d)
 	return 0;
 }
 
+/* What a reply may be: at most HG_MSG_MAX bytes, in a buffer of the
+ * app's region (a message hg_recv did not fill names none). */
+static int
+msg_ok(const hg_ctx_t *ctx, uint32_t buf, size_t len)
+{
+	return len <= HG_MSG_MAX && buf < ctx->app->hdr->n_bufs;
+}
+
+/* Why a message msg_ok refused was refused: errno and hg_strerror. */
+static int
+msg_fail(size_t len)
+{
+	if (len > HG_MSG_MAX)
+		return hg_fail(EMSGSIZE, "%zu bytes is more than %u", len, HG_MSG_MAX);
+	return hg_fail(EINVAL, "the message has no buffer (hg_recv did not fill it)");
+}
+
 int
 hg_send(hg_ctx_t *c, struct hg_msg *req, const void *data, size_t len)
 {
@@ -31,13 +48,12 @@ hg_send(hg_ctx_t *c, struct hg_msg *req, const void *data, size_t len)
 			     .op = HG_OP_SEND, .peer_ip = req->src.ip,
 			     .peer_port = req->src.port,
 			     .local_port = req->local_port };
-	uint8_t *p = hg_buf_ptr(ctx->app, req->buf);
-
-	if (len > HG_MSG_MAX)
-		return hg_fail(EMSGSIZE, "%zu bytes is more than %u", len,
-			       HG_MSG_MAX);
+	uint8_t *p;
 	int rc;
 
+	if (!msg_ok(ctx, req->buf, len))
+		return msg_fail(len);
+	p = hg_buf_ptr(ctx->app, req->buf);
 	if (data != p)
 		memmove(p, data, len);
 	rc = push_tx(ctx, &d);
@@ -58,7 +74,7 @@ hg_send_burst(hg_ctx_t *c, struct hg_msg *m, unsigned n)
 
 	n = n < HG_BURST_MAX ? n : HG_BURST_MAX;
 	for (i = 0; i < n; i++) {
-		if (m[i].len > HG_MSG_MAX || m[i].buf >= ctx->app->hdr->n_bufs)
+		if (!msg_ok(ctx, m[i].buf, m[i].len))
 			break;
 		d[i] = (struct hg_desc){ .buf = m[i].buf, .len = (uint16_t)m[i].len,
 					 .op = HG_OP_SEND, .peer_ip = m[i].src.ip,
@@ -66,7 +82,7 @@ hg_send_burst(hg_ctx_t *c, struct hg_msg *m, unsigned n)
 					 .local_port = m[i].local_port };
 	}
 	if (i == 0 && n > 0)
-		return hg_fail(EMSGSIZE, "message 0: %u bytes or a bad buffer", m[0].len);
+		return msg_fail(m[0].len);
 	n = i;
 	while (sent < n) {
 		core = d[sent].buf / ctx->app->per_core;

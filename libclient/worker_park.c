@@ -112,6 +112,8 @@ hg_recv(hg_ctx_t *c, struct hg_msg *m, long timeout_us)
 	if (timeout_us > 0)
 		deadline = now + (uint64_t)timeout_us * 1000u;
 	hg_req_end(w);	/* the previous request, if it got no reply */
+	/* until a message fills it, *m names none: hg_send on it fails */
+	*m = (struct hg_msg){ .buf = HG_BUF_NONE };
 	for (;;) {
 		r = hg_pick(w, m);
 		w = hg_self(c);

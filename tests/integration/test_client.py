@@ -60,6 +60,10 @@ def test_api_recv_send_sendto(lib, net, daemon):
         assert ctx
         m = Msg()
         assert lib.hg_recv(ctx, C.byref(m), 0) == 0            # non-blocking
+        # a message hg_recv did not fill names no buffer: sending it is an
+        # error, not a write outside the region (it was one before)
+        assert lib.hg_send(ctx, C.byref(m), C.c_char_p(b"nothing"), 7) == -errno.EINVAL
+        assert b"hg_recv did not fill it" in lib.hg_strerror()
         t0 = time.monotonic()
         assert lib.hg_recv(ctx, C.byref(m), 200_000) == 0      # 200 ms timeout
         assert time.monotonic() - t0 >= 0.19
