@@ -2,7 +2,8 @@
  *
  * libhgclient internals. Layers, each using only those above it:
  * thread_state.c; rx.c; class_stats.c; app_queues.c, doorbell.c;
- * worker_sched.c; tx.c, attach.c; rpc.c.
+ * worker_pick.c, worker_park.c, green_threads.c (the worker scheduler,
+ * worker_sched.h); tx.c, attach.c; rpc.c.
  */
 #ifndef HG_LIBCLIENT_CLIENT_H
 #define HG_LIBCLIENT_CLIENT_H
@@ -96,7 +97,7 @@ int hg_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 int hg_fail_fixed(int err, const char *msg);
 
 
-/* The worker context the calling thread runs hg_run for (worker_sched.c
+/* The worker context the calling thread runs hg_run for (green_threads.c
  * sets it, thread_state.c holds it), NULL outside hg_run. */
 extern _Thread_local hg_ctx_t *hg_tls_worker;
 

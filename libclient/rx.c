@@ -2,8 +2,8 @@
  *
  * The receive side of the per-message path: descriptors off a worker's
  * own RX rings (and its stash of stolen ones) into messages, and reading
- * a request's RPC header. Ring operations only, no syscalls. Which request to take next is
- * worker_sched.c's business.
+ * a request's RPC header. Ring operations only, no syscalls. Which
+ * request to take next is worker_pick.c's business.
  */
 #include <arpa/inet.h>
 #include <endian.h>

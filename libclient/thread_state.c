@@ -2,7 +2,7 @@
  *
  * The library's per-thread state: the error text (hg_strerror; every
  * other file reports through hg_fail) and the worker context the thread
- * runs hg_run for (set by worker_sched.c, read by hg_self). Depends on
+ * runs hg_run for (set by green_threads.c, read by hg_self). Depends on
  * nothing.
  */
 #include <errno.h>

@@ -2,7 +2,7 @@
  *
  * The send side of the per-message path: replies, datagrams, freed
  * buffers onto the context's TX ring; ring operations only, no syscalls.
- * The receive side is rx.c; which request to take next, worker_sched.c.
+ * The receive side is rx.c; which request to take next, worker_pick.c.
  */
 #include <errno.h>
 #include <string.h>
