@@ -274,7 +274,6 @@ rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
 	hg_touch(c, t);
 }
 
-
 /* Does the burst's queue carry more than one tenant? A full burst from a
  * queue of its own delays only that tenant's datagrams. */
 static int
