@@ -1,6 +1,7 @@
-"""The README as a newcomer reads it (issue 26, part 2): its code fences
-balance, it points at nothing outside the repository, every file path it
-names exists, and its quick start runs as written."""
+"""The README as a newcomer reads it: its code fences balance, it points
+at nothing outside the repository, every file path it names exists, its
+file table names every source file, and its quick start runs as
+written."""
 import os
 import re
 import subprocess
@@ -37,6 +38,19 @@ def test_fences_balance_and_nothing_points_outside():
     for doc in ("README.md", "BENCHMARKS.md"):
         for path in re.findall(r"\(([\w./-]+\.md)\)", open(os.path.join(ROOT, doc)).read()):
             assert os.path.exists(os.path.join(ROOT, path)), (doc, path)
+
+
+SOURCE_DIRS = ("fastpath", "slowpath", "libclient", "policy", "proto", "bpf", "common",
+               "tools")
+SOURCE_EXT = (".c", ".h", ".S", ".proto", ".py", ".sh")
+
+
+def test_the_file_table_names_every_source_file():
+    text = open(README).read()
+    missing = [os.path.join(d, f) for d in SOURCE_DIRS
+               for f in sorted(os.listdir(os.path.join(ROOT, d)))
+               if f.endswith(SOURCE_EXT) and f"`{f}`" not in text]
+    assert not missing, f"not in README.md's file table: {missing}"
 
 
 def test_the_quick_start_runs_as_written():
