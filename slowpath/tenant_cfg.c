@@ -45,8 +45,9 @@ enum {
 #define ENUM HG_SET_ENUM
 #define RANGE HG_SET_RANGE
 
-/* name, type, offset, min, max, min open, default, live, publish, choices,
- * help. Bounds and defaults are DESIGN §9's. */
+/* name, type, offset, size (strings only, else 0), min, max, min open,
+ * default, live, publish, choices, help: struct hg_setting's order.
+ * Bounds and defaults are DESIGN §9's. */
 static const struct hg_setting table[] = {
 	{ "weight", H, OFF(weight), 0, 0.01, 10000, 0, "1", 1, BUDGET, NULL,
 	  "share of each fast-path core when it is contended" },
