@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Time protection (DESIGN §4, Virtuoso §4): per-tenant, per-core budgets in
+ * Time protection (design.md §4, Virtuoso §4): per-tenant, per-core budgets in
  * TSC cycles, and the deficit-round-robin choice of whom a point serves.
  *
  * A budget is granted - consumed, topped up lazily: when a point looks at

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Credit-based overload control (DESIGN §6; Breakwater/CoreSync): the
+ * Credit-based overload control (design.md §6; Breakwater/CoreSync): the
  * pool's AIMD update and the per-session grant rule, as pure functions.
  */
 #ifndef HG_FASTPATH_CREDIT_RULES_H
@@ -35,8 +35,8 @@ hg_credit_aimd(double pool, uint64_t dm, uint64_t dt, double alpha, double beta,
 	return pool < 1 ? 1 : pool;
 }
 
-/* The delay the pool is driven by when credits follow the budget (DESIGN
- * §6): a tenant whose budget on a saturated core is below mark x cap
+/* The delay the pool is driven by when credits follow the budget
+ * (design.md §6): a tenant whose budget on a saturated core is below mark x cap
  * counts as if its delay were D_t x (1 + shortfall in caps), at most
  * D_t x 10, never less than what was measured: at the mark its pool
  * stops growing, below it the pool is cut in proportion to how far

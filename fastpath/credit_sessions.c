@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * RPC ports in the fast path (DESIGN §6, §8): sessions and their credit
+ * RPC ports in the fast path (design.md §6, §8): sessions and their credit
  * windows, early rejects at RX, grants piggybacked on responses at SCHED,
  * and explicit credit updates for idle sessions when they are needed.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * RPC sessions on one fast-path core (DESIGN §6). A session's datagrams
+ * RPC sessions on one fast-path core (design.md §6). A session's datagrams
  * arrive on one core (the NIC hashes its flow there) and its responses
  * leave from the same core, so each core keeps its own table in daemon
  * memory and no session state is shared.

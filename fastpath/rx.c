@@ -154,7 +154,7 @@ neigh_check(struct hg_dp *dp, struct hg_fp_core *c, uint32_t ip,
  * frame was an over-budget drop); frames to be answered (ARP, ICMP, RPC
  * rejects, a neighbour check) are rewritten in place or built and added
  * to out, at most two per frame. Neighbours are
- * learned as DESIGN's rule says (dp.h): from ARP replies we asked for,
+ * learned as dp.h's rule says: from ARP replies we asked for,
  * and from datagrams to a bound port only where we know no MAC yet. */
 static int
 rx_one(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf *m,
@@ -446,7 +446,7 @@ rx_drain(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q,
  * backlog forms after attribution, where drops follow the tenants' budgets
  * (over budget, ring full) instead of the NIC dropping blindly.
  *
- * Where tenants have queues of their own (DESIGN §3), RX polls them in
+ * Where tenants have queues of their own (design.md §3), RX polls them in
  * budget order: queues of funded tenants first, round robin, and a queue
  * whose tenant is out of budget only when none of them had a datagram and
  * no funded tenant's TX waits (hg_rxq_unfunded_read), so a flood waits in

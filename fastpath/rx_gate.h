@@ -9,7 +9,7 @@
 
 #include "dp.h"
 
-/* Open-loop receive protection (DESIGN §4, Virtuoso §4.4), decided right
+/* Open-loop receive protection (design.md §4, Virtuoso §4.4), decided right
  * after parsing, before any copy, ring slot or doorbell: on a saturated
  * core, a datagram of a tenant out of budget is dropped when a funded
  * tenant has work, or when the burst came back full (the shared queue is

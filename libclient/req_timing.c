@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * A worker's requests in time (DESIGN §5, Synergy §II): when each began
+ * A worker's requests in time (design.md §5, Synergy §II): when each began
  * and ended, the EMA of short service time that sizes the quantum, the
  * long-request timer the daemon reads (a long request that runs past its
  * quantum while short ones wait is preempted), and the feedback API.

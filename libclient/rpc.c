@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * RPC ports for applications (DESIGN §8): answering with the request's
+ * RPC ports for applications (design.md §8): answering with the request's
  * header echoed, so that the daemon can write the session's new credits
  * into the answer (reading it is rx.c's).
  */

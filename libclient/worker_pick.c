@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Which request a worker takes next (DESIGN §5): Synergy's Algorithm 2
+ * Which request a worker takes next (design.md §5): Synergy's Algorithm 2
  * (the wait queue, its own queues, its own preempted requests, stealing
  * from the app's other workers), or a central policy's choice
  * (app_queues.c), as the tenant's dispatch setting says.

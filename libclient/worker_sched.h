@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The worker scheduler's parts, one file each (DESIGN §5, Synergy §II):
+ * The worker scheduler's parts, one file each (design.md §5, Synergy §II):
  *   req_timing.c    when requests begin and end, the EMA, the long timer
  *   green_threads.c the green-thread table, switching, preemption, hg_run
  *   worker_pick.c   the next request: Synergy's order or a central policy

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * RPC wire header (DESIGN §8): at the start of the UDP payload on a
+ * RPC wire header (design.md §8): at the start of the UDP payload on a
  * tenant's RPC ports, network byte order, 32 bytes. Raw ports carry
  * payloads untouched and get no credits.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Shared-memory layout between hourglassd and libhgclient (DESIGN §7).
+ * Shared-memory layout between hourglassd and libhgclient (design.md §7).
  *
  * One memfd region per tenant. Nothing in it is a pointer: every reference
  * is an offset from the region base or an index, and the daemon bounds-checks
@@ -40,7 +40,7 @@
 
 /* One preempted request in an app's wait queue: the library's handle for
  * its green thread, and the daemon's RX timestamp of the request, so that
- * the daemon's D_m (the age of the oldest waiting request, DESIGN §6)
+ * the daemon's D_m (the age of the oldest waiting request, design.md §6)
  * counts parked requests too. The daemon only reads the entry at the
  * head, indexed with HG_WQ_SIZE - 1 rather than the ring's own mask. */
 struct hg_wq_entry {
@@ -85,7 +85,7 @@ enum hg_ctx_state {
 };
 
 /* Per-context (per worker thread) control block. The steering fields are
- * the Synergy worker control block of DESIGN §5.
+ * the Synergy worker control block of design.md §5.
  *
  * The doorbell: each context has an eventfd the daemon made and passed at
  * ctx open. A worker about to block sets armed, re-checks its queues with
@@ -120,7 +120,7 @@ struct hg_ctx_shm {
 	uint8_t pad[12];
 };
 
-/* Per-tenant steering settings (DESIGN §5), written by the daemon from
+/* Per-tenant steering settings (design.md §5), written by the daemon from
  * `hgctl tenant set`, read by the library. Factors are in hundredths. */
 struct hg_steer_shm {
 	uint32_t steal;			/* work stealing on */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The credit pool of each tenant with RPC ports (DESIGN §6): on every pass
+ * The credit pool of each tenant with RPC ports (design.md §6): on every pass
  * the slow path measures D_m, the age of the oldest request still waiting
  * in the tenant's receive rings and wait queues, and every update-us
  * (about one round trip) it updates the pool by AIMD; the fast path reads

@@ -5,7 +5,7 @@
  * failure travels back the same way: a non-zero errno status and a
  * one-line reason.
  *
- * Two listeners (DESIGN §11): the operator socket (mode 0600) takes every
+ * Two listeners (design.md §11): the operator socket (mode 0600) takes every
  * command; the app socket (mode 0666) only what an app needs. Every
  * client is untrusted, so each connection's memory and each read event's
  * work are bounded: at most max-conn-out reply bytes are queued before

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * A NIC's rte_flow rules that give a tenant's UDP ports an RX queue of
- * their own on every fast-path core (DESIGN §3). Where the NIC refuses
+ * their own on every fast-path core (design.md §3). Where the NIC refuses
  * them (hg_flow_probe), the port falls back to one shared queue per core.
  */
 #ifndef HG_SLOWPATH_FLOW_RULES_H

@@ -2,7 +2,7 @@
  *
  * The Ethernet port: one TX queue per fast-path core and --rx-queues RX
  * queues each. Above one, tenants get RX queues of their own where the
- * link can steer by UDP port (DESIGN §3): a memif peer steers itself from
+ * link can steer by UDP port (design.md §3): a memif peer steers itself from
  * the map `hgctl tenant list` shows, a NIC takes rte_flow rules
  * (flow_rules.c). af_packet and tap cannot: the kernel hands the daemon
  * one stream per queue pair, so their tenants share one queue per core.

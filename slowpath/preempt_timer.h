@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The slow path as Synergy's timer core (DESIGN §5, Synergy Algorithm 3):
+ * The slow path as Synergy's timer core (design.md §5, Synergy Algorithm 3):
  * conditional preemption of long requests and wait-queue congestion.
  * Everything read from the tenant region is untrusted and only compared.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Budget refill (DESIGN §4): every refill-ns the slow path publishes each
+ * Budget refill (design.md §4): every refill-ns the slow path publishes each
  * awake tenant's rate, its weighted share of a core (boost x w / sum(w)
  * over the awake tenants); each fast-path core tops its budgets up at that
  * rate, up to the cap, whenever it looks at them (budget.h), so a late

@@ -60,7 +60,7 @@ struct hg_tenant_sp {
 	struct hg_app_sp app[HG_MAX_APPS];
 };
 
-/* What the control sockets' bounds turned away (DESIGN §11). */
+/* What the control sockets' bounds turned away (design.md §11). */
 struct hg_ctl_counters {
 	uint32_t conns[2];		/* open now: operator, app */
 	uint64_t conns_refused;

@@ -252,7 +252,7 @@ free_tenant(struct hg_registry *reg, int slot)
 	memset(&reg->dp->tenant[slot], 0, sizeof(reg->dp->tenant[slot]));
 }
 
-/* The RX queue a new tenant's datagrams arrive on (DESIGN §3): the one
+/* The RX queue a new tenant's datagrams arrive on (design.md §3): the one
  * it asked for, or the one fewest tenants share; always 0 where the link
  * cannot steer. Queue 0 also takes what belongs to no tenant (ARP, ICMP,
  * datagrams to unowned ports, a flood of them too): it counts as one

@@ -47,7 +47,7 @@ enum {
 
 /* name, type, offset, size (strings only, else 0), min, max, min open,
  * default, live, publish, choices, help: struct hg_setting's order.
- * Bounds and defaults are DESIGN §9's. */
+ * Bounds and defaults are design.md §9's. */
 static const struct hg_setting table[] = {
 	{ "weight", H, OFF(weight), 0, 0.01, 10000, 0, "1", 1, BUDGET, NULL,
 	  "share of each fast-path core when it is contended" },

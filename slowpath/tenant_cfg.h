@@ -20,7 +20,7 @@
  * at every quantum expiry even with nothing queued (the ablation). */
 enum hg_preempt { HG_PREEMPT_OFF, HG_PREEMPT_ON, HG_PREEMPT_ALWAYS };
 
-/* Synergy settings of a tenant (DESIGN §5, defaults in §9). */
+/* Synergy settings of a tenant (design.md §5, defaults in §9). */
 struct hg_steering {
 	int jsq;			/* RX steering: 0 flow hash, 1 JSQ */
 	uint32_t quantum_factor;	/* hundredths, as the region carries it */
@@ -33,14 +33,14 @@ struct hg_steering {
 	int dispatch;			/* enum hg_dispatch */
 };
 
-/* Credit control of a tenant's RPC ports (DESIGN §6, defaults in §9). */
+/* Credit control of a tenant's RPC ports (design.md §6, defaults in §9). */
 struct hg_credit_cfg {
 	uint32_t rpc_lo, rpc_hi;	/* 0-0: no RPC ports */
 	uint32_t dt_us, ddrop_us;
 	double alpha;			/* 0: 0.001 x sessions, at least 1 */
 	double beta;
 	uint32_t update_us;		/* pool update period, about one RTT */
-	int budget_feedback;		/* the pool follows the budget (DESIGN §6) */
+	int budget_feedback;		/* the pool follows the budget (design.md §6) */
 	double budget_mark;		/* ... below this fraction of the cap */
 };
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * What each local user holds of the app socket (DESIGN §11): connections
+ * What each local user holds of the app socket (design.md §11): connections
  * open per uid, so that one user's share is bounded below the socket's
  * limit and cannot deny another user the socket.
  */

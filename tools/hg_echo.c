@@ -8,7 +8,7 @@
  * Workers run under hg_run (green threads). Requests whose service time is
  * at least --long-ns are long: they are bracketed by the feedback API and
  * their spin calls hg_yield() every microsecond of work, so the daemon can
- * preempt them when short requests wait (Synergy, DESIGN §5).
+ * preempt them when short requests wait (Synergy, design.md §5).
  *
  * With --event-loop each worker instead waits in its own epoll set on its
  * context's doorbell (hg_ctx_fd, hg_ctx_arm): the shape of an app that has

@@ -1,4 +1,4 @@
-# Test network of DESIGN §10, sourced by the demo and the benchmarks:
+# Test network of design.md §10, sourced by the demo and the benchmarks:
 # a namespace holding one end of a veth pair (198.18.0.2/24); the other end
 # carries no address and is handed to hourglassd through net_af_packet.
 # hg_net_up TAG sets HG_NS, HG_IF (daemon side), HG_PEER_IF; hg_net_down

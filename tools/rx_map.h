@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The daemon's RX map as a memif peer uses it (DESIGN §3): the rings to
+ * The daemon's RX map as a memif peer uses it (design.md §3): the rings to
  * open and the ring each datagram goes to, read from the JSON of
  * `hgctl tenant list --json`. A datagram for a tenant's port goes to ring
  * core x rx_queues_per_core + the tenant's rx_queue, the core chosen by a

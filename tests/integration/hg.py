@@ -1,4 +1,4 @@
-"""Helpers for the integration tests: the test network of DESIGN §10, the
+"""Helpers for the integration tests: the test network of design.md §10, the
 daemon, hgctl, and sockets that live inside the test namespace.
 
 Every resource made here is registered for cleanup, so a failing test

@@ -1,5 +1,5 @@
 import pytest
-"""Credits and overload control on RPC ports (DESIGN §6, §8)."""
+"""Credits and overload control on RPC ports (design.md §6, §8)."""
 import json
 import os
 import signal
@@ -28,7 +28,7 @@ def rpc_request(session, req_id, service_ns, demand=0):
 
 
 def recv_answer(s):
-    """The next response or reject on s. Credit updates (DESIGN §8) may
+    """The next response or reject on s. Credit updates (design.md §8) may
     reach an idle session at any time, between any two answers: they are
     skipped, not counted as an answer."""
     while True:

@@ -111,7 +111,7 @@ def test_the_pass_sends_once_and_every_frame_is_billed(flood):
 def test_the_queueing_delay_reject_fires_under_overload(net, daemon, cleanup):
     """An RPC tenant whose app falls behind: once its queueing delay passes
     D_drop, RX answers new requests with a reject (credits 0) instead of
-    queueing them (DESIGN §6), and says so in its own counter."""
+    queueing them (design.md §6), and says so in its own counter."""
     daemon.hgctl("tenant", "add", "slow", "--ports", "8910-8910", "--rpc-ports", "8910-8910")
     cleanup.append(daemon.echo("slow", 8910))
     before = drops(daemon.tenant_stats("slow"))
