@@ -354,8 +354,7 @@ gate_open(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_rxq *q,
 	if (!hg_protecting(dp))
 		return;
 	g->protect = 1;
-	g->drop = __atomic_load_n(&dp->live.rx_drop, __ATOMIC_RELAXED) != 0 &&
-		  __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) >= 2;
+	g->drop = hg_rx_drop_on(dp);
 	g->full = q->was_full && rxq_shared(dp, c, q) &&
 		  now - c->rx_mixed < c->tsc_us * HG_RX_MIXED_US;
 }

@@ -41,6 +41,28 @@ struct rx_gate {
  * likely a client's batch of 32, or what arrived during a nap. */
 #define HG_RX_MIXED_US 1000u
 
+/* Is shedding for budget on: rx-overbudget drop, and more than one tenant
+ * (a lone tenant delays nobody)? */
+static inline int
+hg_rx_drop_on(const struct hg_dp *dp)
+{
+	return __atomic_load_n(&dp->live.rx_drop, __ATOMIC_RELAXED) != 0 &&
+	       __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) >= 2;
+}
+
+/* Does a funded tenant have TX waiting on this core? Budgets as they are
+ * now (hg_funded), for decisions taken outside a burst. */
+static inline int
+hg_funded_pending(const struct hg_dp *dp, struct hg_fp_core *c)
+{
+	int t;
+
+	HG_TSET_FOREACH(t, &c->pend)
+		if (hg_funded(dp, c, (unsigned)t))
+			return 1;
+	return 0;
+}
+
 /* Was tenant t funded when the burst first met it? Budgets are read once
  * per tenant and burst (ft->burst), so a burst costs O(its tenants), and
  * a tenant's debt from one burst is bounded by that burst. */
@@ -113,16 +135,9 @@ static inline int
 hg_rxq_unfunded_read(const struct hg_dp *dp, struct hg_fp_core *c,
 		     unsigned got)
 {
-	int t;
-
 	if (got > 0)
 		return 0;
-	if (!core_saturated(c))
-		return 1;
-	HG_TSET_FOREACH(t, &c->pend)
-		if (hg_funded(dp, c, (unsigned)t))
-			return 0;
-	return 1;
+	return !core_saturated(c) || !hg_funded_pending(dp, c);
 }
 
 #endif /* HG_FASTPATH_RX_GATE_H */

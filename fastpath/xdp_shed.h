@@ -79,23 +79,16 @@ hg_xdp_unmark(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 static inline int
 hg_xdp_keep(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 {
-	int u;
-
-	if (c->now < c->t[t].xdp_until &&
-	    __atomic_load_n(&dp->pub[t].state, __ATOMIC_ACQUIRE) == HG_TENANT_ACTIVE)
-		return 1;
-	if (!hg_protecting(dp) ||
-	    __atomic_load_n(&dp->live.rx_drop, __ATOMIC_RELAXED) == 0 ||
-	    __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) < 2 ||
-	    __atomic_load_n(&dp->pub[t].state, __ATOMIC_ACQUIRE) != HG_TENANT_ACTIVE ||
-	    hg_funded(dp, c, t) || !hg_core_saturated(c, c->now))
+	if (__atomic_load_n(&dp->pub[t].state, __ATOMIC_ACQUIRE) != HG_TENANT_ACTIVE)
 		return 0;
-	if (c->now - c->rx_mixed < c->tsc_us * HG_RX_MIXED_US)
+	if (c->now < c->t[t].xdp_until)
 		return 1;
-	HG_TSET_FOREACH(u, &c->pend)
-		if ((unsigned)u != t && hg_funded(dp, c, (unsigned)u))
-			return 1;
-	return 0;
+	if (!hg_protecting(dp) || !hg_rx_drop_on(dp) || hg_funded(dp, c, t) ||
+	    !core_saturated(c))
+		return 0;
+	/* t is unfunded: a funded tenant with TX waiting is another one */
+	return c->now - c->rx_mixed < c->tsc_us * HG_RX_MIXED_US ||
+	       hg_funded_pending(dp, c);
 }
 
 /* Once a pass: lifts the marks RX would no longer stand by; returns how
