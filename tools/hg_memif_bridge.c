@@ -15,13 +15,18 @@
  *
  * usage: hg-memif-bridge --iface IF --memif SOCKET [--rx-map FILE]
  * Prints "ready" once the daemon has connected; SIGTERM/SIGINT stop it.
+ * SIGUSR1, and the exit, print what it dropped on stderr ("dropped ..."),
+ * so a test that lost datagrams can tell the bridge's losses from the
+ * daemon's.
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_debug.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -41,6 +46,12 @@
 #define die(...) hg_die(2, "hg-memif-bridge", "", __VA_ARGS__)
 
 static struct hg_rx_map map;
+static volatile sig_atomic_t report;
+
+/* What the bridge itself threw away: frames a port refused. */
+static struct {
+	uint64_t to_daemon, to_wire;
+} refused;
 
 /* Hands n frames to queue q of port b; what it refuses is dropped, as a
  * full switch port would. */
@@ -50,6 +61,7 @@ send_to(uint16_t b, uint16_t q, struct rte_mbuf **m, uint16_t n)
 	uint16_t sent = rte_eth_tx_burst(b, q, m, n);
 
 	rte_pktmbuf_free_bulk(m + sent, n - sent);
+	*(b == 0 ? &refused.to_wire : &refused.to_daemon) += n - sent;
 }
 
 /* One burst from the wire into the daemon's rings, each frame to the
@@ -102,6 +114,27 @@ idle(unsigned *empty)
 		rte_pause();
 	else
 		hg_tool_backoff((*empty - IDLE_SPIN) / 8, NAP_MAX_US * 1000ull);
+}
+
+/* One line: what each port missed and what the bridge refused. */
+static void
+print_drops(uint16_t wire, uint16_t mif)
+{
+	struct rte_eth_stats w = { 0 }, f = { 0 };
+
+	rte_eth_stats_get(wire, &w);
+	rte_eth_stats_get(mif, &f);
+	fprintf(stderr, "dropped wire_missed=%" PRIu64 " memif_missed=%" PRIu64
+		" refused_to_daemon=%" PRIu64 " refused_to_wire=%" PRIu64 "\n",
+		w.imissed, f.imissed, refused.to_daemon, refused.to_wire);
+	fflush(stderr);
+}
+
+static void
+on_usr1(int sig)
+{
+	(void)sig;
+	report = 1;
 }
 
 static uint16_t
@@ -176,6 +209,8 @@ main(int argc, char **argv)
 		die("cannot start DPDK");
 	wire = port_of("net_af_packet0");
 	mif = port_of("net_memif0");
+	RTE_VERIFY(wire == 0);	/* send_to tells the ports apart by it */
+	signal(SIGUSR1, on_usr1);
 	pool = rte_pktmbuf_pool_create("bridge", MBUFS, 256, 0,
 				       RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
 	if (pool == NULL || hg_tool_port(wire, pool, RING, 1, 1) < 0 ||
@@ -190,7 +225,12 @@ main(int argc, char **argv)
 			empty = 0;
 		else
 			idle(&empty);
+		if (report) {
+			report = 0;
+			print_drops(wire, mif);
+		}
 	}
+	print_drops(wire, mif);
 	rte_eth_dev_stop(wire);
 	rte_eth_dev_stop(mif);
 	rte_eth_dev_close(wire);

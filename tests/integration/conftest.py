@@ -49,6 +49,7 @@ def pmd_daemon(request, net):
     except Exception:
         d.stop()
         raise
+    d.bridge = bridge       # a test that lost datagrams asks it for its drops
     yield d
     assert bridge.stop() == 0, bridge.said
     assert "Sanitizer" not in bridge.said and "runtime error" not in bridge.said
