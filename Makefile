@@ -184,7 +184,7 @@ $(BIN)/hg-idle: $(OBJ)/tools/hg_idle.o $(LIB)/libhgclient.a
 	$(call say,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lprotobuf-c -lpthread
 
-# the LevelDB server of issue 12 (Debian's libleveldb-dev)
+# the LevelDB server, hg-kv (Debian's libleveldb-dev)
 $(BIN)/hg-kv: $(OBJ)/tools/hg_kv.o $(LIB)/libhgclient.a
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)

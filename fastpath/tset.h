@@ -4,7 +4,7 @@
  * summary word saying which of them are non-zero. Walking a set costs one
  * step per member plus one per non-empty word, so a point that walks the
  * tenants with work does O(tenants with work), however many tenants exist
- * (issue 9: 4,096 tenants, most of them idle).
+ * (4,096 tenants, most of them idle).
  *
  * Two flavours share the layout:
  *  - hg_tset_*: private to one thread (a core's pending and hot sets);

@@ -4,7 +4,7 @@
  * updates. Frames are staged on the core and handed to the PMD once per
  * pass (hg_fp_flush), as DPDK's l2fwd does: on net_af_packet every
  * rte_eth_tx_burst is a sendto(), and a call per tenant batch made that
- * system call the biggest cost of a datagram (issue 25: 12,600 cycles).
+ * system call the biggest cost of a datagram (12,600 cycles).
  * Each frame keeps who it was sent for, so the flush bills every tenant
  * its share of the call, by the frames it had in it.
  */

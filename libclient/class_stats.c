@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Request classes (issue 12): a request's class, and what a worker
+ * Request classes: a request's class, and what a worker
  * measured of each class (proto/hg_shm.h, struct hg_class_shm), written
  * to the region where the daemon reads them for `hgctl stats`.
  */

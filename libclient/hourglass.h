@@ -88,7 +88,7 @@ HG_API int hg_recv(hg_ctx_t *ctx, struct hg_msg *m, long timeout_us);
 /* ---- bursts ----
  *
  * For a worker that keeps its core and answers at millions of requests a
- * second (issue 14): up to n datagrams from the context's own queues in
+ * second: up to n datagrams from the context's own queues in
  * one dequeue per ring, without waiting, and replies in one enqueue per
  * ring. Each message received is answered by hg_send_burst, hg_send or
  * hg_msg_free like any other. The burst path has no scheduler: no

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * CoreSync's joint core allocation and overload control (issue 13;
+ * CoreSync's joint core allocation and overload control (design.md §6;
  * CoreSync §III, Algorithm 1) as plain functions over the state they
  * read, with the clock passed in: which idle worker may park and when,
  * when a parked one is woken, and when the tenant is persistently

@@ -3,7 +3,7 @@
  * Request dispatch policies as plain functions over queue state, with the
  * clock passed in: no rings, threads, green threads or doorbells here.
  * libhgclient runs them over its real queues; bench/policies' simulator
- * runs the same functions over simulated ones (issue 12).
+ * runs the same functions over simulated ones.
  *
  *   synergy  requests steered at RX to each worker's own queue; Synergy's
  *            Algorithm 2 orders where an idle worker looks next

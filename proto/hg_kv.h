@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * hg-kv's requests and answers (issue 12): after the RPC header on a
+ * hg-kv's requests and answers: after the RPC header on a
  * tenant's RPC port, network byte order. The RPC header's type is the
  * operation, so each operation is a request class (DARC reserves workers
  * per class). Any client that speaks the RPC header (proto/hg_rpc.h) and

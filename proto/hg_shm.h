@@ -146,7 +146,7 @@ struct hg_app_shm {
 	uint8_t pad[32];
 };
 
-/* ---- request classes (issue 12) ----
+/* ---- request classes ----
  *
  * Per context (worker) and request class, what the library measured
  * around the handler: requests, service time (taking the request to

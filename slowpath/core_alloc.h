@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Core allocation (issue 13, design.md §5): the slow path decides how many of
+ * Core allocation (design.md §5): the slow path decides how many of
  * each tenant's workers run, as Shenango's IOKernel does for its apps but
  * with no core of its own. An idle worker asks to park (proto/hg_shm.h:
  * park, and the tenant's park bell) and sleeps on its doorbell; the slow

@@ -98,7 +98,7 @@ xdp_counts(struct hg_arena *a, unsigned slot)
 	return x;
 }
 
-/* Core allocation: the workers and what CoreSync weighs (issue 13). */
+/* Core allocation: the workers and what CoreSync weighs. */
 static Hg__Workers *
 workers_info(struct hg_arena *a, struct hg_registry *reg, unsigned slot)
 {

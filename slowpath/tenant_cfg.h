@@ -4,7 +4,7 @@
  * tenant_cfg.c), a row per setting of struct hg_tenant_cfg. Everything
  * that reads or writes a tenant's settings walks it: `hgctl tenant
  * add|set|get`, the config file's tenant lines, `tenant list`, stats and
- * telemetry (issue 11). A change is applied to a copy, checked across
+ * telemetry. A change is applied to a copy, checked across
  * fields (hg_tenant_cfg_check), then committed.
  */
 #ifndef HG_SLOWPATH_TENANT_CFG_H
@@ -44,7 +44,7 @@ struct hg_credit_cfg {
 	double budget_mark;		/* ... below this fraction of the cap */
 };
 
-/* Core allocation of a tenant's workers (CoreSync, issue 13). */
+/* Core allocation of a tenant's workers (CoreSync). */
 struct hg_core_cfg {
 	int policy;			/* enum hg_core_policy */
 	double r;			/* R: credits_prop = R x active workers */

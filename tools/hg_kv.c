@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * hg-kv: a LevelDB key-value server on libhgclient (issue 12). GET, PUT,
+ * hg-kv: a LevelDB key-value server on libhgclient. GET, PUT,
  * DELETE and SCAN (N keys from a start key) on a tenant's RPC port, wire
  * format in proto/hg_kv.h; each operation is a request class (the RPC
  * header's type), so the tenant's `dispatch` policy sees GETs and SCANs

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * hg-policy-sim: a discrete-event simulator of request dispatch on N
- * workers (issue 12). It links the policy functions of policy/: Synergy's
+ * workers. It links the policy functions of policy/: Synergy's
  * Algorithm 2 order (which libhgclient's worker scheduler runs) and its
  * conditional preemption (the daemon's timer's), DARC's Algorithms 1 and
  * 2 with profiling windows, and flat combining's election and hand-out:

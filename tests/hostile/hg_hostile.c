@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * hg-hostile: an app that does what a hostile tenant would do to its own
- * region, for the isolation tests (issue 9): it attaches, opens contexts,
+ * region, for the isolation tests: it attaches, opens contexts,
  * binds a port, then overwrites the first pages of its region (the header
  * page with every offset and size the daemon once wrote there, the
  * context and app blocks, the first rings' geometry and index words) with

@@ -68,7 +68,7 @@ def cleanup():
 class Link:
     """A daemon and how a load generator reaches it: hgload from the
     namespace through the kernel (the veth's PMD), or hgload --memif with
-    a memif port of its own (net_memif, issue 14)."""
+    a memif port of its own (net_memif)."""
 
     def __init__(self, pmd, net, daemon):
         self.pmd, self.net, self.daemon = pmd, net, daemon

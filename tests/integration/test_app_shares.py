@@ -1,4 +1,4 @@
-"""Per-user shares of the app socket (issue 27, part 4; design.md §11): one
+"""Per-user shares of the app socket (design.md §11): one
 local user cannot deny another the app socket, nor run the daemon out of
 memory. Before: one uid holding 1,100 idle connections made a root app's
 attach fail with `too many app connections (max 1024)`, and 1,000 app

@@ -1,4 +1,4 @@
-"""Credits that follow budgets (issue 27, part 1; design.md §6): while a
+"""Credits that follow budgets (design.md §6): while a
 tenant is out of budget on a saturated core, its credit pool shrinks as
 if its queueing delay were above D_t, so clients that honour credits slow
 down before their datagrams are dropped. A funded neighbour's pool and

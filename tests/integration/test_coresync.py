@@ -1,4 +1,4 @@
-"""Core allocation (issue 13, design.md §5): idle workers park on the daemon's
+"""Core allocation (design.md §5): idle workers park on the daemon's
 word and are woken on delay; a load step loses nothing; static never
 parks; a killed app's parked workers are reclaimed."""
 import json

@@ -124,7 +124,7 @@ def test_flood_is_rejected_cheaply_and_the_neighbour_keeps_working(net, daemon, 
 
 def test_an_overloaded_tenants_rejects_carry_no_credits_and_a_neighbours_keep_theirs(
         net, daemon, cleanup):
-    """Issue 27, part 6: while one RPC tenant is flooded past what its app
+    """While one RPC tenant is flooded past what its app
     serves, every reject it sends says 0 credits (its clients must stop),
     and a neighbour RPC tenant's session is answered throughout with a
     credit to send its next request."""
@@ -267,7 +267,7 @@ def test_dm_counts_requests_parked_in_the_wait_queue(net, daemon, cleanup):
 
 
 def test_a_credit_used_by_a_dropped_request_comes_back(net, daemon):
-    """Issue 9, finding 7: admitted, then dropped at RX (no app bound the
+    """Admitted, then dropped at RX (no app bound the
     port): the session's credit must return, or the second request would
     be rejected for want of a credit the daemon itself lost."""
     daemon.hgctl("tenant", "add", "lost", "--ports", "8790-8790", "--rpc-ports", "8790-8790")
@@ -283,7 +283,7 @@ def test_a_credit_used_by_a_dropped_request_comes_back(net, daemon):
 
 
 def test_sessions_are_bounded_per_tenant(net, daemon, cleanup):
-    """Issue 9, finding 6: one client cannot fill the session table that
+    """One client cannot fill the session table that
     every tenant shares; past its tenant's quota a new session is turned
     away (counted) and other tenants' new sessions still get in."""
     daemon.hgctl("tenant", "add", "greedy", "--ports", "8791-8791",

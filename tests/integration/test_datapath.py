@@ -209,7 +209,7 @@ def cpu_seconds(pid):
 
 @pytest.mark.parametrize("mode", [(), ("--event-loop",)], ids=["hg_recv", "event_loop"])
 def test_idle_workers_block_and_each_request_rings_them(net, daemon, cleanup, mode):
-    """Issue 10: an idle worker neither polls forever nor sleeps in steps;
+    """An idle worker neither polls forever nor sleeps in steps;
     it blocks on its context's doorbell and the fast path wakes it."""
     name = "bell" + ("ev" if mode else "")
     port = 7700 if not mode else 7710

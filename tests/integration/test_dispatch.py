@@ -1,8 +1,8 @@
-"""Dispatch policies in libhgclient (issue 12): every policy answers
+"""Dispatch policies in libhgclient: every policy answers
 every request exactly once with the right payload under a mixed load of
 short and long requests on an RPC port (classes by the header's type),
 and a live change of `dispatch` under load loses nothing; over
-net_af_packet and over net_memif (the `link` fixture, issue 14)."""
+net_af_packet and over net_memif (the `link` fixture)."""
 import json
 import time
 

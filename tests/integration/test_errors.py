@@ -1,4 +1,4 @@
-"""What a new user gets wrong first (issue 26): every case answers with one
+"""What a new user gets wrong first: every case answers with one
 line that says what is wrong and what to do, and the help and version
 flags work on a machine without hugepages. Each case here was a silent
 exit, a misleading line or EAL's own usage before."""

@@ -221,7 +221,7 @@ def test_a_set_is_all_or_nothing(daemon):
 
 
 def test_max_apps_bounds_attaches(daemon, cleanup):
-    """The first setting added after the table (issue 11): a row, a field
+    """The first setting added after the table: a row, a field
     and the check at attach."""
     daemon.hgctl("tenant", "add", "few", "--ports", "9540-9549", "--max-apps", "1")
     cleanup.append(daemon.echo("few", 9540))

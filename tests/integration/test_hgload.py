@@ -30,7 +30,7 @@ def test_mixed_workload_json(link, cleanup):
 
 
 def test_two_loads_at_once_are_reported_apart(link, cleanup):
-    """Issue 14: --and runs another load at once (over memif, through the
+    """--and runs another load at once (over memif, through the
     same port); each gets its own sender, answers and report, in order."""
     daemon = link.daemon
     daemon.hgctl("tenant", "add", "la", "--ports", "7960-7960")

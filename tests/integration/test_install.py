@@ -1,4 +1,4 @@
-"""The library as a user gets it (issue 26, part 1): `make install` into a
+"""The library as a user gets it: `make install` into a
 prefix, the examples built with pkg-config from that prefix (shared, and
 static with the dependencies the .pc file names), answering through a
 running daemon; the event-loop example learns of the daemon's death from

@@ -1,4 +1,4 @@
-"""Isolation of memory and control (issue 9, design.md §7 and §11): a hostile
+"""Isolation of memory and control (design.md §7 and §11): a hostile
 app cannot crash the daemon or reach another tenant; refused adds leave
 nothing behind; only owners attach; apps change nothing; the control
 sockets' bounds hold; neighbours are not poisoned by one spoofed frame."""

@@ -1,4 +1,4 @@
-"""hg-kv, the LevelDB server (issue 12), answers an independent client that
+"""hg-kv, the LevelDB server, answers an independent client that
 speaks only the documented RPC header (proto/hg_rpc.h) and kv format
 (proto/hg_kv.h): GET and SCAN return the right values, also after PUT and
 DELETE, under each dispatch policy."""

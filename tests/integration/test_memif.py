@@ -1,4 +1,4 @@
-"""The daemon on net_memif (issue 14): a DPDK peer on the same host, no
+"""The daemon on net_memif: a DPDK peer on the same host, no
 kernel in the path. dpdk-testpmd, as the memif client, floods a tenant's
 port in txonly mode (it does not read its receive ring, so the answers
 are counted at the daemon's SCHED); hgload --memif, with a memif port of
@@ -77,7 +77,7 @@ def hgload_memif(d, port, *args):
 
 @pytest.mark.parametrize("mode", [(), ("--credits", "--size", "64")], ids=["raw", "credits"])
 def test_hgload_over_memif_every_request_answered(mdaemon, cleanup, mode):
-    """hgload's own memif port (issue 14, part 2): the same workloads and
+    """hgload's own memif port: the same workloads and
     report as over sockets, frames built by hgload, ARP answered."""
     d = mdaemon
     name, port = ("mr", 7810) if not mode else ("mc", 7820)

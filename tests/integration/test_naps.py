@@ -1,4 +1,4 @@
-"""--idle sleep blocks on RX interrupts (issue 28): over net_tap, whose
+"""--idle sleep blocks on RX interrupts: over net_tap, whose
 queue fd the PMD hands out, an idle core waits in epoll on it and on the
 slow path's wake-up, so a datagram to an idle daemon cuts the nap short
 instead of waiting out its timeout. net_af_packet and net_memif keep

@@ -4,7 +4,7 @@ and each gets the share of charged cycles its weight says.
 A 2-core machine cannot send enough datagrams to saturate a real fast path
 from its other core, so both tenants carry synthetic datapath work per
 datagram (--extra-cycles, 100k cycles): the core is then saturated at ~25k
-datagrams/s. Caps are the defaults (issue 10): the daemon raises a cap
+datagrams/s. Caps are the defaults: the daemon raises a cap
 below two batches of the tenant's measured cost to that (cap-batches), and
 the shares hold with that derived cap off too (slack is drawn by weight);
 test_budget checks the derivation. Apps and clients are pinned to CPU 0 so

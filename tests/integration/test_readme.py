@@ -53,26 +53,49 @@ def test_the_file_table_names_every_source_file():
     assert not missing, f"not in README.md's file table: {missing}"
 
 
-def test_every_design_reference_names_a_section():
-    """Code, tests and documents cite docs/design.md by section; each cited
-    section exists, and nothing cites a document the repository lacks."""
-    design = open(os.path.join(ROOT, "docs", "design.md")).read()
-    sections = set(re.findall(r"^## (\d+)\. ", design, re.M))
+def text_files():
+    """Every tracked text file but the fuzz seeds: (path, text)."""
     files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True,
                            text=True).stdout.split()
-    bad = []
     for f in files:
         path = os.path.join(ROOT, f)
         if f.startswith("tests/fuzz/seeds/") or not os.path.isfile(path):
             continue
         try:
-            text = open(path, encoding="utf-8").read()
+            yield f, open(path, encoding="utf-8").read()
         except UnicodeDecodeError:
             continue
+
+
+def test_every_design_reference_names_a_section():
+    """Code, tests and documents cite docs/design.md by section; each cited
+    section exists, and nothing cites a document the repository lacks."""
+    design = open(os.path.join(ROOT, "docs", "design.md")).read()
+    sections = set(re.findall(r"^## (\d+)\. ", design, re.M))
+    bad = []
+    for f, text in text_files():
         bad += [(f, f"DESIGN §{n}") for n in re.findall(r"DESIGN §(\d+)", text)]
         bad += [(f, f"design.md §{n}") for n in re.findall(r"design\.md §(\d+)", text)
                 if n not in sections]
     assert len(sections) >= 12 and not bad, bad
+
+
+def test_nothing_cites_a_tracker_or_a_missing_file():
+    """The repository stands alone: no "issue N" of a tracker a reader
+    lacks, and every C file a comment or document names (a removed file
+    was once named long after it was gone) is in the repository; absolute
+    paths (system headers) and protoc's generated files aside. In C, only
+    the comments are read (a struct member `c` is code)."""
+    names = {os.path.basename(f) for f, _ in text_files()}
+    bad = []
+    for f, text in text_files():
+        bad += [(f, m) for m in re.findall(r"\b[Ii]ssues? #?\d+", text)]
+        if f.endswith((".c", ".h")):
+            text = "\n".join(re.findall(r"/\*.*?\*/|//[^\n]*", text, re.S))
+        for m in re.findall(r"(?<![\w<\"/.-])([\w][\w/.-]*\.[ch])(?![\w.])", text):
+            if ".pb-c." not in m and os.path.basename(m) not in names:
+                bad.append((f, m))
+    assert not bad, bad
 
 
 def test_the_quick_start_runs_as_written():

@@ -1,4 +1,4 @@
-"""The config file's tenants (issue 11): restored at every start, and
+"""The config file's tenants: restored at every start, and
 `hgctl config reload` or SIGHUP applies the difference while traffic runs.
 Each test starts its own daemon on a file it writes."""
 import json

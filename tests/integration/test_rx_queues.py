@@ -1,4 +1,4 @@
-"""Per-tenant RX queues (issue 25, part 3; design.md §3): where the link can
+"""Per-tenant RX queues (design.md §3): where the link can
 steer by UDP port, tenants get RX queues of their own, `hgctl tenant
 list` shows the map, memif peers (hgload, hg-memif-bridge) steer by it,
 and RX polls a funded tenant's queue before an out-of-budget one's.

@@ -1,5 +1,5 @@
-"""Time protection when a neighbour's flood saturates the fast-path core
-(issue 25): hgload --blast over the daemon's own memif port, a flood of
+"""Time protection when a neighbour's flood saturates the fast-path core:
+hgload --blast over the daemon's own memif port, a flood of
 prebuilt frames from a SCHED_IDLE sender. What is asserted is what the
 daemon did (its counters) and what the victim saw (lost requests, a
 generous bound on its p99), never a timing of the datapath itself."""
@@ -130,8 +130,8 @@ def test_weights_hold_under_saturation(rx_queues):
     """Two tenants at weights 3:1, both flooded with 1400 B datagrams that
     each cost the fast path 200,000 cycles (extra-cycles: so that the
     fast-path core, not the apps' CPU, is what saturates on a 2-CPU box),
-    get 3:1 of the charged cycles: 0.75 +- 0.10 for the heavy one
-    (issue 25, part 6). Over one shared RX queue and over a queue each."""
+    get 3:1 of the charged cycles: 0.75 +- 0.10 for the heavy one.
+    Over one shared RX queue and over a queue each."""
     d = memif_daemon(f"{os.getpid() % 10000}w{rx_queues}", extra=["--rx-queues", str(rx_queues)])
     apps = []
     try:

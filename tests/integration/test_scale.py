@@ -1,4 +1,4 @@
-"""Issue 9, 1,000+ tenants: slots past every old limit (32 tenants in the
+"""1,000+ tenants: slots past every old limit (32 tenants in the
 masks, 255 in a byte), idle tenants with attached apps, a reply larger
 than a request may be, an app that sends first among many idle tenants,
 and deleting them all at once."""

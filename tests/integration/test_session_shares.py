@@ -1,5 +1,5 @@
-"""Per-tenant shares of each core's RPC session table (issue 27, part 3;
-design.md §6): every tenant with RPC ports reserves its max-sessions of the
+"""Per-tenant shares of each core's RPC session table
+(design.md §6): every tenant with RPC ports reserves its max-sessions of the
 table (--sessions), a tenant whose share does not fit is refused with the
 reason, and one tenant's clients never block another's new sessions.
 Before, nine flooded RPC tenants filled the table that all shared, and a

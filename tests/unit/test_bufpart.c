@@ -75,7 +75,7 @@ Test(bufpart, reclaim_returns_only_the_dead_apps_buffers)
 	cr_assert_eq(p.top, N - 5);
 }
 
-/* Finding 10 of issue 9: an app that lies about its fill ring's indices
+/* An app that lies about its fill ring's indices
  * keeps asking; it gets its cap and no more, the rest stays for its
  * siblings. */
 Test(bufpart, an_app_cannot_hold_more_than_its_cap)

@@ -22,7 +22,7 @@ Test(codec, frame_length_bounds)
 	cr_assert_eq(hg_frame_len(max), -1);
 }
 
-/* Issue 9, 4,096 tenants: `stats` over them all is a few MiB. A reply
+/* 4,096 tenants: `stats` over them all is a few MiB. A reply
  * may be that large; a request, which the daemon reads from anyone, may
  * not. */
 Test(codec, replies_may_be_larger_than_requests)

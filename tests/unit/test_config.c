@@ -68,7 +68,7 @@ Test(config, cidr)
 	cr_assert_eq(hg_config_set("ip", "10.0.0.1/33", 0, err, sizeof(err)), -EINVAL);
 }
 
-/* ---- the config file (config_file.c) and applying it (issue 11) ---- */
+/* ---- the config file (config_file.c) and applying it ---- */
 
 static int
 parse(const char *text, struct hg_conf_file *f)

@@ -74,7 +74,7 @@ Test(grant, revokes_one_per_answer_when_overcommitted)
 	cr_assert_eq(hg_credit_grant(0, 3, 100, 120, 1, 1), 0);
 }
 
-/* Credits follow the budget (issue 27): out of budget, the pool is driven
+/* Credits follow the budget: out of budget, the pool is driven
  * as if the delay were D_t x (1 + its shortfall in caps), at most 10 D_t. */
 Test(credits, out_of_budget_counts_as_delay_above_the_target)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * The dispatch policies of policy/dispatch.c as plain functions over queue
- * state (issue 12): Synergy's Algorithm 2 order, DARC's reservation
+ * state: Synergy's Algorithm 2 order, DARC's reservation
  * (Algorithm 2), its profiling windows and updates, its worker choice
  * (Algorithm 1) with short-on-long stealing allowed and long-on-short
  * refused, and flat combining's election and hand-off. */

@@ -87,7 +87,7 @@ Test(region, app_cannot_change_the_daemons_ring_geometry)
 	free(snap);
 }
 
-/* Issue 9, finding 1: every offset and size the daemon uses is its own
+/* Every offset and size the daemon uses is its own
  * copy; an app that overwrites the header page changes none of them. */
 Test(region, scribbling_the_header_changes_nothing_the_daemon_uses)
 {
@@ -102,7 +102,7 @@ Test(region, scribbling_the_header_changes_nothing_the_daemon_uses)
 		      tn.base + r.size);
 }
 
-/* Issue 9, finding 9: a reused app slot starts empty; a dead app's
+/* A reused app slot starts empty; a dead app's
  * handles in its wait queue must not reach the next app. */
 Test(region, a_reused_app_slot_starts_with_an_empty_wait_queue)
 {
@@ -139,7 +139,7 @@ Test(region, a_reset_context_restores_the_apps_view_of_its_rings)
 	cr_assert_eq(ar->capacity, HG_RING_SIZE - 1);
 }
 
-/* Issue 9, 4,096 tenants: a context's rings (and their private geometry
+/* 4,096 tenants: a context's rings (and their private geometry
  * mappings) and an app slot's wait queue exist only once used, so an idle
  * tenant costs neither pages nor mappings. */
 Test(region, rings_and_wait_queues_are_set_up_on_first_use)

@@ -468,7 +468,7 @@ Test(doorbell, a_blocked_receive_ends_at_its_timeout)
 	cr_assert_eq(c->shm->armed, 0, "disarmed after the wait");
 }
 
-/* ---- the central dispatch policies (app_queues.c, issue 12) ---- */
+/* ---- the central dispatch policies (app_queues.c) ---- */
 
 static void
 set_dispatch(enum hg_dispatch p)
@@ -559,7 +559,7 @@ Test(central, a_change_back_to_synergy_takes_what_was_queued)
 	hg_appq_free(app);
 }
 
-/* ---- parking (core allocation, issue 13): the library's side ---- */
+/* ---- parking (core allocation): the library's side ---- */
 
 TestSuite(park, .init = setup, .fini = teardown);
 
@@ -670,7 +670,7 @@ Test(park, static_never_asks_nor_blocks, .timeout = 30)
 	cr_assert_eq(cs->armed, 0);
 }
 
-/* ---- bursts (issue 14): many requests in, many replies out ---- */
+/* ---- bursts: many requests in, many replies out ---- */
 
 TestSuite(burst, .init = setup, .fini = teardown);
 
