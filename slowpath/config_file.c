@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../fastpath/dp.h"
 #include "config_file.h"
@@ -163,20 +166,51 @@ hg_conf_parse(char *text, size_t len, struct hg_conf_file *f, char *err,
 	return rc;
 }
 
+/* Opens path for reading if it is a regular file. O_NONBLOCK: the slow
+ * path reads the file between commands, and a FIFO or a device in its
+ * place would block open() or fread() until someone writes, while every
+ * command waits (test_reload: a FIFO). NULL with errno set and err
+ * written otherwise. */
+static FILE *
+open_regular(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e = 0;
+	struct stat st;
+	FILE *fp;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0)
+		e = errno;
+	else if (!S_ISREG(st.st_mode))
+		e = EINVAL;
+	if (e != 0) {
+		close(fd);
+		snprintf(err, errlen, "cannot read %s: %s", path,
+			 e == EINVAL ? "not a regular file" : strerror(e));
+		errno = e;
+		return NULL;
+	}
+	if ((fp = fdopen(fd, "r")) == NULL) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		close(fd);
+	}
+	return fp;
+}
+
 int
 hg_conf_read(const char *path, struct hg_conf_file *f, char *err, size_t errlen)
 {
-	FILE *fp = fopen(path, "r");
+	FILE *fp = open_regular(path, err, errlen);
 	char *text, e[160];
 	size_t len;
 	int rc;
 
 	memset(f, 0, sizeof(*f));
-	if (fp == NULL) {
-		rc = -errno;
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-		return rc;
-	}
+	if (fp == NULL)
+		return -errno;
 	/* one byte more than the limit tells a file that is too large */
 	text = malloc(HG_CONF_MAX_BYTES + 2);
 	len = text ? fread(text, 1, HG_CONF_MAX_BYTES + 1, fp) : 0;

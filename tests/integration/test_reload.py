@@ -126,6 +126,25 @@ def test_a_bad_file_changes_nothing(net, conf, text, line, has):
         assert d.stop() == 0, d.logtext()
 
 
+def test_a_fifo_in_place_of_the_file_is_refused_at_once(net, conf):
+    """A FIFO where the file was: `config reload` answers at once that it
+    is not a regular file (it waited for a writer, and every command with
+    it), and the daemon goes on answering."""
+    path = conf(FILE)
+    d = started(net, path, "f")
+    try:
+        os.unlink(path)
+        os.mkfifo(path)
+        t0 = time.monotonic()
+        r = d.hgctl("config", "reload", check=False)
+        assert time.monotonic() - t0 < 3 and r.returncode == 1, r
+        assert "not a regular file" in r.stderr, r.stderr
+        assert "gold" in d.tenants()
+        assert d.hgctl("config", "get", "boost").stdout.split()[1] == "0.8"
+    finally:
+        assert d.stop() == 0, d.logtext()
+
+
 def test_reload_under_traffic_loses_nothing(net, conf, cleanup):
     """A changed weight, by `config reload` and by SIGHUP, while both
     tenants answer a steady load: not one request is lost."""
