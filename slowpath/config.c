@@ -49,8 +49,14 @@ static const struct hg_setting settings[] = {
 	  1, 0, NULL, "reply bytes queued per connection before the daemon "
 	  "stops reading its requests" },
 	{ "max-app-conns-per-uid", U64, FIELD(max_app_conns_per_uid), 1, 65536, 0,
-	  "256", 1, 0, NULL, "app connections one uid may hold (keep it below "
-	  "max-app-conns: one user leaves the socket to others)" },
+	  "256", 1, 0, NULL, "app connections root or a tenant's owner may hold "
+	  "(keep it below max-app-conns: one user leaves the socket to others)" },
+	{ "max-app-conns-per-guest", U64, FIELD(max_app_conns_per_guest), 1,
+	  65536, 0, "4", 1, 0, NULL, "app connections a uid that owns no tenant "
+	  "may hold: it can attach nowhere, a connection only tells it why" },
+	{ "app-conns-reserve", U64, FIELD(app_conns_reserve), 0, 65536, 0, "64",
+	  1, 0, NULL, "the last this many of max-app-conns are for root and the "
+	  "owners of tenants alone" },
 	{ "attach-timeout-ms", U64, FIELD(attach_timeout_ms), 100, 3600000, 0,
 	  "10000", 1, 0, NULL, "an app connection that has not attached this "
 	  "long after it connected is closed" },

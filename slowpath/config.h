@@ -21,6 +21,8 @@ struct hg_config {
 	uint64_t max_app_conns;	/* app connections */
 	uint64_t max_conn_out;	/* reply bytes queued per connection */
 	uint64_t max_app_conns_per_uid;	/* app connections of one uid */
+	uint64_t max_app_conns_per_guest; /* of a uid that owns no tenant */
+	uint64_t app_conns_reserve;	/* the last ones: root's and owners' */
 	uint64_t attach_timeout_ms;	/* app connections that never attach */
 	uint64_t max_conns_buffered;	/* bytes held for all connections */
 	char config[256];

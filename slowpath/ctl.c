@@ -923,6 +923,39 @@ accept_failed(struct hg_ctl *ctl, int lfd)
 	event_add(ctl->ev_resume, &tv);
 }
 
+/* Is peer over its share of the app socket (design.md §11)? Root and the
+ * owners of tenants may hold max-app-conns-per-uid each, up to all of
+ * max-app-conns. A uid that owns no tenant can attach nowhere: it may hold
+ * max-app-conns-per-guest, enough to be told so, and never the last
+ * app-conns-reserve; before, four local users holding 256 each filled the
+ * socket and refused root's attach. Counted, and why written, if so. */
+static int
+app_share_refused(struct hg_ctl *ctl, const struct hg_peer *peer, char *why,
+		  size_t len)
+{
+	int owner = hg_peer_owns_a_tenant(ctl->reg, peer);
+	uint64_t share = owner ? hg_cfg.max_app_conns_per_uid
+			       : hg_cfg.max_app_conns_per_guest;
+	long uid = peer->uid == (uid_t)-1 ? -1L : (long)peer->uid;
+
+	if (hg_uid_conns_of(&ctl->uids, peer->uid) >= share) {
+		ctl->reg->ctl.uid_refused++;
+		snprintf(why, len, "too many app connections for uid %ld (max %lu%s)",
+			 uid, (unsigned long)share, owner ? "" : ": it owns no tenant");
+		return 1;
+	}
+	if (!owner && ctl->reg->ctl.conns[ROLE_APP] + hg_cfg.app_conns_reserve >=
+		      hg_cfg.max_app_conns) {
+		ctl->reg->ctl.conns_refused++;
+		snprintf(why, len, "too many app connections (the last %lu of %lu "
+			 "are for root and tenant owners)",
+			 (unsigned long)hg_cfg.app_conns_reserve,
+			 (unsigned long)hg_cfg.max_app_conns);
+		return 1;
+	}
+	return 0;
+}
+
 static void
 on_accept(evutil_socket_t lfd, short what, void *arg)
 {
@@ -958,12 +991,7 @@ on_accept(evutil_socket_t lfd, short what, void *arg)
 		peer.uid = cred.uid;
 		peer.gid = cred.gid;
 	}
-	if (l->role == ROLE_APP &&
-	    hg_uid_conns_of(&ctl->uids, peer.uid) >= hg_cfg.max_app_conns_per_uid) {
-		ctl->reg->ctl.uid_refused++;
-		snprintf(why, sizeof(why), "too many app connections for uid %ld "
-			 "(max %lu)", peer.uid == (uid_t)-1 ? -1L : (long)peer.uid,
-			 (unsigned long)hg_cfg.max_app_conns_per_uid);
+	if (l->role == ROLE_APP && app_share_refused(ctl, &peer, why, sizeof(why))) {
 		refuse(fd, why);
 		return;
 	}

@@ -67,7 +67,7 @@ struct hg_ctl_counters {
 	uint64_t accept_errors;
 	uint64_t commands_refused;
 	uint64_t reads_paused;
-	uint64_t uid_refused;		/* over max-app-conns-per-uid */
+	uint64_t uid_refused;		/* over max-app-conns-per-uid/-guest */
 	uint64_t idle_closed;		/* never attached in attach-timeout-ms */
 	uint64_t buffered;		/* request and reply bytes held now */
 	uint64_t buffered_peak;

@@ -504,6 +504,20 @@ may_attach(const struct hg_tenant_sp *t, const struct hg_peer *peer)
 	       (t->cfg.gid >= 0 && (int64_t)peer->gid == t->cfg.gid);
 }
 
+int
+hg_peer_owns_a_tenant(const struct hg_registry *reg, const struct hg_peer *peer)
+{
+	unsigned i;
+
+	if (peer->uid == 0)
+		return 1;
+	for (i = 0; i < HG_MAX_TENANTS; i++)
+		if (reg->t[i].used && !reg->t[i].releasing &&
+		    may_attach(&reg->t[i], peer))
+			return 1;
+	return 0;
+}
+
 /* Each app may hold an equal share of a core's buffers (bufpart.h). */
 static void
 set_buffer_caps(struct hg_registry *reg, int slot)

@@ -54,6 +54,8 @@ int hg_tenant_del(struct hg_registry *reg, const char *name, char *err);
  * the tenant's uid or a member of its gid may attach (-EACCES, counted). */
 int hg_app_attach(struct hg_registry *reg, const char *tenant,
 		  const struct hg_peer *peer, int *slot, int *app, char *err);
+/* May peer attach to some tenant: root, or an owner of one (uid or gid)? */
+int hg_peer_owns_a_tenant(const struct hg_registry *reg, const struct hg_peer *peer);
 /* Opens a context: *ctx its index, *bell its doorbell (an eventfd the
  * daemon keeps; the reply passes the app a copy). */
 int hg_app_ctx_open(struct hg_registry *reg, int slot, int app, uint32_t *ctx,

@@ -22,19 +22,30 @@ HOLDERS = 1000
 BUFFERED = 16 << 20          # --max-conns-buffered of the memory daemon
 ASAN = BUILD.rstrip("/").endswith("asan")
 
-# A process that opens n connections to an app socket as uid, then, with
-# --flood, sends requests down each and never reads a reply; it prints
-# "held K" once it stopped sending and holds them until its stdin closes.
+# A process that opens n connections to an app socket as uid (or as each
+# of a comma-separated list of uids, n each), then, with --flood, sends
+# requests down each and never reads a reply; it prints "held K" once it
+# stopped sending and holds them until its stdin closes.
 HOLDER = r"""
 import os, socket, sys, time
-path, uid, n, flood = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
-os.setgid(uid); os.setuid(uid)
+path, uids, n, flood = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
 conns = []
-for _ in range(n):
-    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    c.connect(path)
-    c.setblocking(False)
-    conns.append(c)
+
+def connect(k):
+    for _ in range(k):
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.connect(path)
+        c.setblocking(False)
+        conns.append(c)
+
+if "," not in uids:
+    os.setgid(int(uids)); os.setuid(int(uids))
+    connect(n)
+else:       # the peer's credentials are the effective ids at connect
+    for uid in map(int, uids.split(",")):
+        os.setegid(uid); os.seteuid(uid)
+        connect(n)
+        os.seteuid(0); os.setegid(0)
 if flood:
     # Request{id=1, tenant_list={}}: refused on the app socket with a
     # reply of ~90 bytes, 12 times the request
@@ -57,7 +68,8 @@ sys.stdin.read()
 
 
 def hold(d, uid, n, flood=False):
-    p = subprocess.Popen([sys.executable, "-c", HOLDER, d.app_ctl, str(uid), str(n),
+    uid = ",".join(map(str, uid)) if isinstance(uid, (list, tuple)) else str(uid)
+    p = subprocess.Popen([sys.executable, "-c", HOLDER, d.app_ctl, uid, str(n),
                           "1" if flood else "0"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
@@ -91,7 +103,8 @@ def control(d):
 
 
 def test_one_uid_holds_its_share_and_root_still_attaches(daemon):
-    daemon.hgctl("tenant", "add", "mine", "--ports", "9660-9660")
+    # nobody owns it: an owner's share is max-app-conns-per-uid
+    daemon.hgctl("tenant", "add", "mine", "--ports", "9660-9660", "--uid", str(NOBODY))
     p = hold(daemon, NOBODY, PER_UID)
     try:
         wait_for(lambda: control(daemon)["app_conns"] == PER_UID)
@@ -127,6 +140,66 @@ def test_the_refused_uid_is_told_why(daemon):
         assert f"too many app connections for uid {NOBODY} (max {PER_UID})".encode() in body
     finally:
         release(p)
+
+
+GUESTS = [60001, 60002, 60003, 60004]      # own no tenant
+
+
+def test_four_users_cannot_lock_root_and_owners_out(net):
+    """At the default shares, four local users that own no tenant each try
+    to hold 256 connections (max-app-conns is 4 x 256). Before, they
+    filled the socket and root's attach was refused ("too many app
+    connections (max 1024)"); now each holds max-app-conns-per-guest (4)
+    and is told why, root attaches, and an owner still gets its share."""
+    owner = 60010
+    d = Daemon(net.ns[3:] + "ug", veth_vdev(net, "af_packet"),
+               extra=("--attach-timeout-ms", "60000"))
+    held = []
+    try:
+        d.hgctl("tenant", "add", "theirs", "--ports", "9662-9662", "--uid", str(owner))
+        held.append(hold(d, GUESTS, 256))
+        wait_for(lambda: control(d)["app_conns"] == 4 * len(GUESTS))
+        time.sleep(0.3)
+        c = control(d)
+        assert c["app_conns"] == 16 and c["uid_refused"] == len(GUESTS) * 252, c
+        d.hgctl("tenant", "add", "root", "--ports", "9663-9663")
+        d.echo("root", 9663).stop()             # raises unless it attached
+        held.append(hold(d, owner, 100))
+        assert wait_for(lambda: control(d)["app_conns"] == 116), control(d)
+    finally:
+        for p in held:
+            release(p)
+        assert d.stop() == 0, d.logtext()
+
+
+def test_users_that_own_nothing_never_take_the_reserve(net):
+    """Uids that own no tenant, 4 connections each, reach max-app-conns (64)
+    less app-conns-reserve (16) and no further: the rest are refused and
+    told why, and the reserve is left to root and owners."""
+    owner = 60200
+    d = Daemon(net.ns[3:] + "ur", veth_vdev(net, "af_packet"),
+               extra=("--max-app-conns", "64", "--app-conns-reserve", "16",
+                      "--attach-timeout-ms", "60000"))
+    held = []
+    try:
+        d.hgctl("tenant", "add", "theirs", "--ports", "9664-9664", "--uid", str(owner))
+        held.append(hold(d, list(range(60101, 60112)), 4))      # 11 uids: 44
+        wait_for(lambda: control(d)["app_conns"] == 44)
+        held.append(hold(d, [60112, 60113], 4))                 # 4 of these 8
+        wait_for(lambda: control(d)["conns_refused"] == 4)
+        q = subprocess.run([sys.executable, "-c", HOLDER, d.app_ctl, "60114", "1", "0"],
+                           input="", capture_output=True, text=True, timeout=20)
+        assert q.returncode == 0, q.stdout + q.stderr
+        c = control(d)
+        assert c["app_conns"] == 48 and c["conns_refused"] == 5, c
+        held.append(hold(d, owner, 8))                          # into the reserve
+        d.hgctl("tenant", "add", "root", "--ports", "9665-9665")
+        d.echo("root", 9665).stop()
+        assert wait_for(lambda: control(d)["app_conns"] == 56), control(d)
+    finally:
+        for p in held:
+            release(p)
+        assert d.stop() == 0, d.logtext()
 
 
 def test_connections_that_never_attach_time_out(daemon):
