@@ -281,6 +281,16 @@ scan_one(struct hg_dp *dp, struct hg_fp_core *c, uint32_t pos, uint64_t now,
 	int t = s->tenant, sent = 0;
 	int64_t share;
 
+	if (ss->count[t] > __atomic_load_n(&dp->pub[t].sess_quota, __ATOMIC_RELAXED)) {
+		/* a share lowered live (max-sessions): the slow path promised
+		 * the rest to another tenant, so the sessions past it go, busy
+		 * or not, and their clients start over like new ones; before,
+		 * a client that sent once a second kept its slot for ever */
+		sent = send_update(dp, c, s, 1) == 0;
+		expire(ss, pos);
+		c->t[t].sessions_trimmed++;
+		return sent ? SCAN_SENT : SCAN_NONE;
+	}
 	if (s->outstanding > 0) {
 		if (now - s->last_tsc <= idle * HG_SESSION_STUCK)
 			return SCAN_NONE;

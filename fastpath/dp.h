@@ -117,6 +117,7 @@ struct hg_fp_tenant {
 	uint64_t xdp_until;		/* TSC a ring-full XDP mark stands to */
 	uint64_t sched_avg;		/* EWMA of SCHED cycles per datagram */
 	uint64_t credit_updates;	/* explicit credit messages sent */
+	uint64_t sessions_trimmed;	/* past a lowered max-sessions */
 	uint64_t credits_granted;	/* ... and responses' credits: the sum */
 	uint64_t doorbells;		/* armed workers woken */
 	uint64_t doorbell_cycles;	/* ... their cost, part of RX cycles */

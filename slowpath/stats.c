@@ -73,8 +73,9 @@ credits_info(struct hg_arena *a, const struct hg_registry *reg, unsigned slot)
 	for (cc = 0; cc < reg->dp->n_cores; cc++) {
 		c->credit_updates += LOAD(reg->dp->core[cc].t[slot].credit_updates);
 		c->granted += LOAD(reg->dp->core[cc].t[slot].credits_granted);
+		c->sessions_trimmed += LOAD(reg->dp->core[cc].t[slot].sessions_trimmed);
 	}
-	c->has_granted = 1;
+	c->has_granted = c->has_sessions_trimmed = 1;
 	c->dm_us = (double)t->dm_tsc * 1e6 / (double)rte_get_tsc_hz();
 	c->has_withheld_budget = c->has_withheld_delay = c->has_budget_cuts = 1;
 	c->withheld_budget = (uint64_t)t->withheld_budget;

@@ -152,9 +152,10 @@ print_set(Hg__TenantSetting **s, size_t n)
 static json_t *
 credits_json(const Hg__Credits *c)
 {
-	return c == NULL ? json_null() : json_pack("{s:I, s:I, s:i, s:i, s:I, s:I, s:f, s:I, s:I, s:I}",
+	return c == NULL ? json_null() : json_pack("{s:I, s:I, s:i, s:i, s:I, s:I, s:I, s:f, s:I, s:I, s:I}",
 			 "pool", (json_int_t)c->pool, "issued", (json_int_t)c->issued,
 			 "sessions", (int)c->sessions, "drained", (int)c->drained,
+			 "sessions_trimmed", (json_int_t)c->sessions_trimmed,
 			 "credit_updates", (json_int_t)c->credit_updates,
 			 "granted", (json_int_t)c->granted, "dm_us", c->dm_us,
 			 "withheld_budget", (json_int_t)c->withheld_budget,
@@ -616,6 +617,9 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 			       t->credits->pool, t->credits->issued, t->credits->sessions,
 			       t->credits->drained, t->credits->credit_updates,
 			       t->credits->granted, t->credits->dm_us);
+		if (t->credits && t->credits->sessions_trimmed)
+			printf("  sessions trimmed to a lowered max-sessions: %" PRIu64 "\n",
+			       t->credits->sessions_trimmed);
 		if (t->credits && (t->credits->withheld_budget || t->credits->withheld_delay))
 			printf("  credits withheld: %" PRIu64 " for the budget (%" PRIu64
 			       " updates out of it), %" PRIu64 " for the delay\n",

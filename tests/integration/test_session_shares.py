@@ -4,10 +4,12 @@ table (--sessions), a tenant whose share does not fit is refused with the
 reason, and one tenant's clients never block another's new sessions.
 Before, nine flooded RPC tenants filled the table that all shared, and a
 tenth tenant's new client got 0 answers of 10."""
+import time
+
 import pytest
 
-from hg import DAEMON_IP, Daemon, Sink, veth_vdev
-from test_credits import REJECT, RESPONSE, recv_answer, rpc_request
+from hg import DAEMON_IP, Daemon, Sink, veth_vdev, wait_for
+from test_credits import REJECT, RESPONSE, credits, recv_answer, rpc_request
 
 SLOTS, SHARE = 100, 10
 FIRST = 9100            # tenants R0..R8 on FIRST..FIRST+8, the tenth on FIRST+9
@@ -80,3 +82,42 @@ def test_a_tenth_tenant_opens_sessions_while_nine_hold_theirs_full(net, daemon, 
     assert st["cores"][0]["drops"]["rpc_reject_no_session"] == 0, st
     assert sum(daemon.tenant_stats(f"R{k}")["cores"][0]["drops"]["rpc_reject_no_session"]
                for k in range(9)) == 9 * 2
+
+
+def test_a_lowered_share_is_trimmed_and_promised_again(net, daemon, cleanup):
+    """S0 and S1 hold 50 sessions each, the whole table. The operator
+    lowers S0's share to 10 and adds `late` with 40: S0's sessions past 10
+    go (counted; their clients are told to start over) and late's new
+    clients get sessions. Before, S0 kept all 50 (a session with a request
+    out stays 10 s, one whose client sends once a second for ever) and
+    late's clients got none (rpc_reject_no_session)."""
+    for name in daemon.tenants():
+        daemon.hgctl("tenant", "del", name)
+    port, half = 9200, SLOTS // 2
+    for k in range(2):
+        add_rpc(daemon, f"S{k}", port + k, share=half,
+                more=("--dt-us", "500000", "--ddrop-us", "1000000"))
+    cleanup.append(Sink(daemon, "S", port, count=2))
+    s = net.socket()
+    s.settimeout(2)
+    try:
+        for k in range(2):
+            for first in range(0, half, 25):     # under a full RX burst each
+                open_sessions(s, port + k, 10_000 * (k + 1) + first, 25)
+                time.sleep(0.05)
+        assert wait_for(lambda: [credits(daemon, f"S{k}")["sessions"] for k in range(2)]
+                        == [half, half]), daemon.tenants()
+        daemon.hgctl("tenant", "set", "S0", "--max-sessions", "10")
+        add_rpc(daemon, "late", port + 2, share=SLOTS - half - 10)
+        cleanup.append(daemon.echo("late", port + 2))
+        assert wait_for(lambda: credits(daemon, "S0")["sessions"] == 10, timeout=5), \
+            credits(daemon, "S0")
+        assert credits(daemon, "S1")["sessions"] == half
+        open_sessions(s, port + 2, 50_000, 10)
+        answers = [recv_answer(s) for _ in range(10)]
+    finally:
+        s.close()
+    assert all(r[2] & RESPONSE for r in answers), (answers, daemon.tenant_stats("late"))
+    assert credits(daemon, "S0")["sessions_trimmed"] == half - 10
+    st = daemon.tenant_stats("late")
+    assert st["cores"][0]["drops"]["rpc_reject_no_session"] == 0, st
