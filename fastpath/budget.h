@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include <rte_debug.h>
+
 #include "tenant_pub.h"
 #include "tset.h"
 
@@ -54,6 +56,8 @@ hg_budget_grant(uint64_t granted, uint64_t consumed, uint64_t elapsed,
 		if ((int64_t)e < room)
 			add = (int64_t)e;
 	}
+	/* what is left never exceeds the cap (a lowered cap cuts it) */
+	RTE_ASSERT((int64_t)(granted + (uint64_t)add - consumed) <= (int64_t)cap);
 	return granted + (uint64_t)add;
 }
 
@@ -188,16 +192,6 @@ hg_cost_avg(uint64_t avg, uint64_t cycles, unsigned n)
 	uint64_t per = cycles / (n ? n : 1);
 
 	return avg == 0 ? per : avg - avg / 8 + per / 8;
-}
-
-/* Virtuoso eq. 1 in one call: e = B (tau' - tau) w / sum(w) and
- * b' = min(C, b + e). Returns the new granted value. */
-static inline uint64_t
-hg_budget_refill(uint64_t granted, uint64_t consumed, uint64_t elapsed,
-		 double boost, uint64_t weight, uint64_t weight_sum, uint64_t cap)
-{
-	return hg_budget_grant(granted, consumed, elapsed,
-			       hg_budget_rate(boost, weight, weight_sum), cap);
 }
 
 #endif /* HG_FASTPATH_BUDGET_H */

@@ -348,6 +348,7 @@ hg_rpc_scan(struct hg_dp *dp, struct hg_fp_core *c)
 	 * on a core polling a memif port found 10% of its time here) */
 	if (n == 0)
 		return 0;
+	HG_ASSERT_CORE(c);	/* the session table is the core's own */
 	now = rte_rdtsc();
 	idle = rte_get_tsc_hz() * HG_SESSION_IDLE;
 	ss->scan = start + n;

@@ -12,6 +12,8 @@
 
 #include "dp.h"
 
+_Thread_local uint32_t hg_role = HG_ROLE_ANY;
+
 static void *
 zero_map(size_t len)
 {

@@ -20,6 +20,7 @@
 
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
+#include <rte_debug.h>
 #include <rte_ether.h>
 #include <rte_ring.h>
 
@@ -212,7 +213,7 @@ struct hg_fp_core {
 	struct hg_tset hot;		/* tenants TX polls on every pass */
 	/* tenants this core worked for since the slow path last looked
 	 * (hg_aset_mark here, hg_aset_take there) */
-	struct hg_tset touched __rte_cache_aligned;
+	struct hg_aset touched __rte_cache_aligned;
 	/* HG_MAX_TENANTS entries, zero pages until a tenant is used */
 	struct hg_fp_tenant *t;
 } __rte_cache_aligned;
@@ -250,7 +251,7 @@ struct hg_dp {
 	uint32_t rxq_tenants[HG_MAX_RXQ];	/* active tenants per rx-queue,
 						 * atomic: a queue of one tenant
 						 * delays nobody else */
-	struct hg_tset active;		/* tenants while ACTIVE (hg_aset_) */
+	struct hg_aset active;		/* tenants while ACTIVE */
 	uint32_t n_active;		/* members of active, atomic */
 	/* what the cores read of each tenant's settings; one writer,
 	 * slowpath/publish.c (tenant_pub.h) */
@@ -320,6 +321,20 @@ hg_charge(struct hg_fp_tenant *ft, enum hg_point pt, uint64_t cycles,
 		hg_budget_charge(&ft->bud, cycles);
 }
 
+/* Who this thread is, for the one-writer rules' asserts (RTE_ASSERT: on
+ * in debug and ASan builds): a fast-path core's index (loop.c), the slow
+ * path (main.c), or nobody in particular (unit tests, tools), whom every
+ * rule lets through. */
+#define HG_ROLE_SLOW 0xfffeu
+#define HG_ROLE_ANY  0xffffu
+extern _Thread_local uint32_t hg_role;
+_Static_assert(HG_MAX_FP_CORES < HG_ROLE_SLOW, "a core index is not a role");
+
+/* Only core c writes this (its budgets, sets, counters). */
+#define HG_ASSERT_CORE(c) RTE_ASSERT(hg_role == HG_ROLE_ANY || hg_role == (c)->idx)
+/* Only the slow path writes this (what the cores read of tenants). */
+#define HG_ASSERT_SLOW() RTE_ASSERT(hg_role == HG_ROLE_ANY || hg_role == HG_ROLE_SLOW)
+
 /* Everything a core does for tenant t goes through here once per batch:
  * the slow path's per-tick work follows these marks, so its cost grows
  * with the tenants that had work, not with the tenants that exist. */
@@ -329,21 +344,23 @@ hg_touch(struct hg_fp_core *c, unsigned t)
 	hg_aset_mark(&c->touched, t);
 }
 
-/* What tenant t has left on core c, topped up to the pass's start: the
- * refill happens here, when a point looks, never waiting for the slow
- * path (budget.h). */
+/* Tops tenant t's budget on core c up to the pass's start, then says what
+ * it has left: the refill happens here, when a point looks, never waiting
+ * for the slow path (budget.h). */
 static inline int64_t
-hg_left(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
+hg_topup_left(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 {
+	HG_ASSERT_CORE(c);	/* budget.h: the core is its budgets' writer */
 	return hg_budget_left(&c->t[t].bud,
 			      __atomic_load_n(&dp->pub[t].rate, __ATOMIC_RELAXED),
 			      __atomic_load_n(&dp->pub[t].cap, __ATOMIC_RELAXED), c->now);
 }
 
+/* Tops t's budget up (hg_topup_left): has it any left? */
 static inline int
-hg_funded(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
+hg_topup_funded(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 {
-	return hg_left(dp, c, t) > 0;
+	return hg_topup_left(dp, c, t) > 0;
 }
 
 static inline int

@@ -127,6 +127,7 @@ hg_fp_loop(void *arg)
 	unsigned work, empty = 0, since_cmd = 0;
 	uint64_t t0, pmd0;
 
+	hg_role = c->idx;
 	rte_rcu_qsbr_thread_online(dp->qs, c->idx);
 	while (!dp->quit) {
 		/* nothing of the last pass is held across this point */

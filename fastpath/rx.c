@@ -236,7 +236,7 @@ hg_fp_bells(struct hg_dp *dp, struct hg_fp_core *c)
 			rung++;
 			ft->doorbells++;
 			ft->doorbell_cycles += cost;
-			hg_charge(ft, HG_PT_RX, cost, 0, protect && hg_funded(dp, c, t));
+			hg_charge(ft, HG_PT_RX, cost, 0, protect && hg_topup_funded(dp, c, t));
 		} else {
 			c->unattributed += t1 - t0;
 		}
@@ -419,7 +419,7 @@ static int
 rxq_unfunded(const struct hg_dp *dp, struct hg_fp_core *c,
 	     const struct hg_rxq *q)
 {
-	return q->unfunded >= 0 && !hg_funded(dp, c, (unsigned)q->unfunded);
+	return q->unfunded >= 0 && !hg_topup_funded(dp, c, (unsigned)q->unfunded);
 }
 
 /* Bursts from one queue while they come back full, out of the pass's

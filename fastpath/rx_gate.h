@@ -51,14 +51,14 @@ hg_rx_drop_on(const struct hg_dp *dp)
 }
 
 /* Does a funded tenant have TX waiting on this core? Budgets as they are
- * now (hg_funded), for decisions taken outside a burst. */
+ * now (hg_topup_funded), for decisions taken outside a burst. */
 static inline int
 hg_funded_pending(const struct hg_dp *dp, struct hg_fp_core *c)
 {
 	int t;
 
 	HG_TSET_FOREACH(t, &c->pend)
-		if (hg_funded(dp, c, (unsigned)t))
+		if (hg_topup_funded(dp, c, (unsigned)t))
 			return 1;
 	return 0;
 }
@@ -73,7 +73,7 @@ hg_burst_funded(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 
 	if (ft->burst != c->burst) {
 		ft->burst = c->burst;
-		ft->burst_funded = (uint32_t)hg_funded(dp, c, t);
+		ft->burst_funded = (uint32_t)hg_topup_funded(dp, c, t);
 	}
 	return (int)ft->burst_funded;
 }

@@ -136,7 +136,7 @@ batch_room(const struct hg_dp *dp, struct hg_fp_core *c, int t,
 
 	if (!protect || __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) < 2)
 		return room;
-	left = slack ? 0 : hg_left(dp, c, (unsigned)t);
+	left = slack ? 0 : hg_topup_left(dp, c, (unsigned)t);
 	return hg_batch_size(hg_batch_allowance(left, q, slack), ft->sched_avg, room);
 }
 

@@ -17,7 +17,7 @@ hg_sched_any_funded(const struct hg_dp *dp, struct hg_fp_core *c)
 	int t;
 
 	HG_TSET_FOREACH(t, &c->pend)
-		if (hg_funded(dp, c, (unsigned)t))
+		if (hg_topup_funded(dp, c, (unsigned)t))
 			return 1;
 	return 0;
 }
@@ -31,7 +31,7 @@ hg_sched_next(const struct hg_dp *dp, struct hg_fp_core *c, int t, unsigned star
 	      int protect)
 {
 	for (; t >= 0; t = hg_tset_lap_next(&c->pend, t, start)) {
-		if (!protect || hg_funded(dp, c, (unsigned)t))
+		if (!protect || hg_topup_funded(dp, c, (unsigned)t))
 			return t;
 		c->t[t].throttles[HG_PT_SCHED]++;
 	}

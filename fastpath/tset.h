@@ -6,12 +6,16 @@
  * tenants with work does O(tenants with work), however many tenants exist
  * (4,096 tenants, most of them idle).
  *
- * Two flavours share the layout:
- *  - hg_tset_*: private to one thread (a core's pending and hot sets);
- *  - hg_aset_*: one writer, other readers, or many setters and one
- *    collector (hg_aset_mark / hg_aset_take). Readers may see a member in
- *    the words but not yet in the summary for a moment; every user checks
- *    the tenant's state anyway, so that only delays a member by one walk.
+ * Two types share the layout, so that a set threads share cannot be
+ * handed to a function that writes with plain stores:
+ *  - struct hg_tset, hg_tset_*: private to one thread (a core's pending
+ *    and hot sets, the slow path's awake set);
+ *  - struct hg_aset, hg_aset_*: shared, every access atomic; one writer
+ *    and other readers (hg_aset_add / _del / _next), or many setters and
+ *    one collector (hg_aset_mark / hg_aset_take). Readers may see a member
+ *    in the words but not yet in the summary for a moment; every user
+ *    checks the tenant's state anyway, so that only delays a member by one
+ *    walk.
  */
 #ifndef HG_FASTPATH_TSET_H
 #define HG_FASTPATH_TSET_H
@@ -26,6 +30,11 @@ _Static_assert(HG_TSET_WORDS <= 64, "the summary is one 64-bit word");
 struct hg_tset {
 	uint64_t top;			/* bit i: w[i] != 0 */
 	uint64_t w[HG_TSET_WORDS];
+};
+
+/* A set threads share: its bits are only ever touched atomically. */
+struct hg_aset {
+	struct hg_tset s;
 };
 
 static inline int
@@ -66,7 +75,8 @@ hg_bits_from(uint64_t x, unsigned b)
 	return x & (~0ull << b);
 }
 
-/* The first member at or after t, or -1. */
+/* The first member at or after t, or -1. Atomic loads: the shared
+ * flavour walks with it too (relaxed: a plain load on x86). */
 static inline int
 hg_tset_next_from(const struct hg_tset *s, unsigned t)
 {
@@ -120,10 +130,38 @@ hg_tset_lap_next(const struct hg_tset *s, int t, unsigned start)
 	for ((t) = hg_tset_next_from((s), 0); (t) >= 0; \
 	     (t) = hg_tset_next_from((s), (unsigned)(t) + 1))
 
-/* Shared flavour: single writer (the slow path) for add/del. */
-static inline void
-hg_aset_add(struct hg_tset *s, unsigned t)
+/* ---- the shared flavour ---- */
+
+static inline int
+hg_aset_has(const struct hg_aset *a, unsigned t)
 {
+	return (__atomic_load_n(&a->s.w[(t / 64) % HG_TSET_WORDS], __ATOMIC_RELAXED) >>
+		(t % 64)) & 1;
+}
+
+static inline int
+hg_aset_empty(const struct hg_aset *a)
+{
+	return __atomic_load_n(&a->s.top, __ATOMIC_RELAXED) == 0;
+}
+
+static inline int
+hg_aset_next(const struct hg_aset *a, unsigned rr)
+{
+	return hg_tset_next(&a->s, rr);
+}
+
+static inline int
+hg_aset_lap_next(const struct hg_aset *a, int t, unsigned start)
+{
+	return hg_tset_lap_next(&a->s, t, start);
+}
+
+/* Single writer (the slow path) for add/del. */
+static inline void
+hg_aset_add(struct hg_aset *a, unsigned t)
+{
+	struct hg_tset *s = &a->s;
 	unsigned i = (t / 64) % HG_TSET_WORDS;
 
 	__atomic_fetch_or(&s->w[i], 1ull << (t % 64), __ATOMIC_RELEASE);
@@ -131,8 +169,9 @@ hg_aset_add(struct hg_tset *s, unsigned t)
 }
 
 static inline void
-hg_aset_del(struct hg_tset *s, unsigned t)
+hg_aset_del(struct hg_aset *a, unsigned t)
 {
+	struct hg_tset *s = &a->s;
 	unsigned i = (t / 64) % HG_TSET_WORDS;
 
 	if (__atomic_and_fetch(&s->w[i], ~(1ull << (t % 64)), __ATOMIC_RELEASE) == 0)
@@ -143,8 +182,9 @@ hg_aset_del(struct hg_tset *s, unsigned t)
  * for; the atomic OR runs only when the bit is not yet set, i.e. at most
  * once per tenant between two collections. */
 static inline void
-hg_aset_mark(struct hg_tset *s, unsigned t)
+hg_aset_mark(struct hg_aset *a, unsigned t)
 {
+	struct hg_tset *s = &a->s;
 	unsigned i = (t / 64) % HG_TSET_WORDS;
 	uint64_t bit = 1ull << (t % 64);
 
@@ -162,8 +202,9 @@ hg_aset_mark(struct hg_tset *s, unsigned t)
  * races with the collection stays in the words and sets its summary bit
  * again, or is taken now. */
 static inline void
-hg_aset_take(struct hg_tset *s, struct hg_tset *out)
+hg_aset_take(struct hg_aset *a, struct hg_tset *out)
 {
+	struct hg_tset *s = &a->s;
 	uint64_t top = __atomic_exchange_n(&s->top, 0, __ATOMIC_SEQ_CST);
 
 	while (top != 0) {

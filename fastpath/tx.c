@@ -152,7 +152,7 @@ tx_lap(struct hg_dp *dp, struct hg_fp_core *c, int protect, int funded)
 
 	for (t = hg_tset_next(&c->hot, start); t >= 0;
 	     t = hg_tset_lap_next(&c->hot, t, start)) {
-		if (funded >= 0 && hg_funded(dp, c, (unsigned)t) != funded)
+		if (funded >= 0 && hg_topup_funded(dp, c, (unsigned)t) != funded)
 			continue;
 		work += tx_poll(dp, c, t, protect && funded == 1,
 				protect && funded == 0);
@@ -167,7 +167,7 @@ tx_throttle(struct hg_dp *dp, struct hg_fp_core *c)
 	int t;
 
 	HG_TSET_FOREACH(t, &c->hot)
-		if (!hg_funded(dp, c, (unsigned)t))
+		if (!hg_topup_funded(dp, c, (unsigned)t))
 			c->t[t].throttles[HG_PT_TX] +=
 				(uint64_t)tx_pending(&dp->tenant[t], c->idx, 0);
 }
@@ -184,8 +184,8 @@ hg_fp_sweep(struct hg_dp *dp, struct hg_fp_core *c, unsigned max)
 	unsigned start = c->sweep % HG_MAX_TENANTS, i = 0, found = 0;
 	int t, last = -1;
 
-	for (t = hg_tset_next(&dp->active, start); t >= 0 && i < max;
-	     last = t, t = hg_tset_lap_next(&dp->active, t, start), i++) {
+	for (t = hg_aset_next(&dp->active, start); t >= 0 && i < max;
+	     last = t, t = hg_aset_lap_next(&dp->active, t, start), i++) {
 		if (hg_tset_has(&c->hot, (unsigned)t) ||
 		    __atomic_load_n(&dp->pub[t].state, __ATOMIC_ACQUIRE) !=
 			    HG_TENANT_ACTIVE ||

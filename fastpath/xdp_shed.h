@@ -25,6 +25,8 @@ static inline uint64_t *
 hg_xdp_word(const struct hg_dp *dp, const struct hg_fp_core *c, unsigned q,
 	    unsigned t)
 {
+	HG_ASSERT_CORE(c);	/* the entry's one writer */
+	RTE_ASSERT(q < c->n_rxq && t < HG_XDP_TENANTS);
 	return &__atomic_load_n(&dp->xdp.shed, __ATOMIC_RELAXED)
 		[HG_XDP_SHED_KEY(c->rxq[q].dev_queue, t)];
 }
@@ -83,7 +85,7 @@ hg_xdp_keep(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 		return 0;
 	if (c->now < c->t[t].xdp_until)
 		return 1;
-	if (!hg_protecting(dp) || !hg_rx_drop_on(dp) || hg_funded(dp, c, t) ||
+	if (!hg_protecting(dp) || !hg_rx_drop_on(dp) || hg_topup_funded(dp, c, t) ||
 	    !core_saturated(c))
 		return 0;
 	/* t is unfunded: a funded tenant with TX waiting is another one */

@@ -45,15 +45,6 @@ park_ask(hg_ctx_t *w)
 		w->app->park_bell = -1;	/* the daemon will see it at its tick */
 }
 
-void
-hg_park_done(hg_ctx_t *w)
-{
-	if (!w->parking)
-		return;
-	w->parking = 0;
-	__atomic_store_n(&w->shm->park, 0, __ATOMIC_RELEASE);
-}
-
 /* A static worker never blocks, so it looks for the daemon going away
  * itself, once a millisecond. */
 static int

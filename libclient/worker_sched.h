@@ -5,7 +5,8 @@
  *   green_threads.c the green-thread table, switching, preemption, hg_run
  *   worker_pick.c   the next request: Synergy's order or a central policy
  *   worker_park.c   idle workers: poll, park, wake; hg_recv
- * Internal to the library.
+ * Internal to the library. Each file calls only those above it in this
+ * list, and req_timing.c.
  */
 #ifndef HG_LIBCLIENT_WORKER_SCHED_H
 #define HG_LIBCLIENT_WORKER_SCHED_H
@@ -43,9 +44,20 @@ enum { PICK_NONE, PICK_MSG, PICK_SWITCHED };
  * left in the app's queues are taken by any policy. */
 int hg_pick(hg_ctx_t *w, struct hg_msg *m);
 
-/* worker_park.c */
 /* Work came, or the worker is back from its doorbell: no park request
- * stands. */
-void hg_park_done(hg_ctx_t *w);
+ * stands. Here, below the three files, because each of them withdraws
+ * the request (green_threads.c before it switches to a resumed request,
+ * worker_park.c when hg_recv returns): in worker_park.c it made a call
+ * circle of them (green_threads -> worker_park -> worker_pick ->
+ * green_threads). The calls now go one way: worker_park -> worker_pick
+ * -> green_threads. */
+static inline void
+hg_park_done(hg_ctx_t *w)
+{
+	if (!w->parking)
+		return;
+	w->parking = 0;
+	__atomic_store_n(&w->shm->park, 0, __ATOMIC_RELEASE);
+}
 
 #endif /* HG_LIBCLIENT_WORKER_SCHED_H */

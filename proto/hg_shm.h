@@ -228,6 +228,9 @@ struct hg_region_hdr {
 };
 
 _Static_assert(sizeof(struct hg_desc) == 24, "descriptor must stay 24 bytes");
+_Static_assert((HG_RING_SIZE & (HG_RING_SIZE - 1)) == 0 &&
+	       (HG_WQ_SIZE & (HG_WQ_SIZE - 1)) == 0,
+	       "rte_ring sizes and the wait queue's index mask: powers of two");
 _Static_assert(sizeof(struct hg_ctx_shm) == 64, "ctx block is one cache line");
 _Static_assert(sizeof(struct hg_app_shm) == 64, "app block is one cache line");
 _Static_assert(sizeof(struct hg_region_hdr) <= HG_PAGE_SIZE, "header page");

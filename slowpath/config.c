@@ -32,84 +32,94 @@ _Static_assert(sizeof(hg_cfg.config) <= HG_SETTING_VALUE_MAX &&
 	       sizeof(hg_cfg.app_cgroup) <= HG_SETTING_VALUE_MAX,
 	       "the engine holds a value");
 
-/* name, type, offset and size, min, max, min open, default, live,
- * publish (unused: a live change runs the hook), choices, help */
+/* A row of the engine's table (settings.h) in struct hg_setting's order:
+ * name, type, offset and size (FIELD), min, max, min open, default,
+ * live, choices, help. Without the tenant table's publish bits: a live
+ * daemon setting runs the hook instead. */
+#define D(name, type, field, lo, hi, open, def, live, choices, help) \
+	{ name, type, field, lo, hi, open, def, live, 0, choices, help }
+
 static const struct hg_setting settings[] = {
-	{ "ip", HG_SET_CIDR, FIELD(ip), 0, 0, 0, NULL, 0, 0, NULL,
-	  "address/prefix the daemon answers on (prefix 16..30)" },
-	{ "ctl", STR, FIELD(ctl), 0, 0, 0, "/run/hourglass/ctl.sock", 0, 0, NULL,
-	  "control socket path" },
-	{ "app-ctl", STR, FIELD(app_ctl), 0, 0, 0, "/run/hourglass/app.sock", 0,
-	  0, NULL, "app socket path (mode 0666): attach, contexts, bind only" },
-	{ "max-ctl-conns", U64, FIELD(max_ctl_conns), 1, 4096, 0, "32", 1, 0,
-	  NULL, "operator connections at once" },
-	{ "max-app-conns", U64, FIELD(max_app_conns), 1, 65536, 0, "1024", 1, 0,
-	  NULL, "app connections at once" },
-	{ "max-conn-out", U64, FIELD(max_conn_out), 65536, 1u << 30, 0, "1048576",
-	  1, 0, NULL, "reply bytes queued per connection before the daemon "
-	  "stops reading its requests" },
-	{ "max-app-conns-per-uid", U64, FIELD(max_app_conns_per_uid), 1, 65536, 0,
-	  "256", 1, 0, NULL, "app connections root or a tenant's owner may hold "
-	  "(keep it below max-app-conns: one user leaves the socket to others)" },
-	{ "max-app-conns-per-guest", U64, FIELD(max_app_conns_per_guest), 1,
-	  65536, 0, "4", 1, 0, NULL, "app connections a uid that owns no tenant "
-	  "may hold: it can attach nowhere, a connection only tells it why" },
-	{ "app-conns-reserve", U64, FIELD(app_conns_reserve), 0, 65536, 0, "64",
-	  1, 0, NULL, "the last this many of max-app-conns are for root and the "
-	  "owners of tenants alone" },
-	{ "attach-timeout-ms", U64, FIELD(attach_timeout_ms), 100, 3600000, 0,
-	  "10000", 1, 0, NULL, "an app connection that has not attached this "
-	  "long after it connected is closed" },
-	{ "max-conns-buffered", U64, FIELD(max_conns_buffered), 1u << 20,
-	  (double)(1ull << 34), 0, "67108864", 1, 0, NULL, "request and reply "
+	D("ip", HG_SET_CIDR, FIELD(ip), 0, 0, 0, NULL, 0, NULL,
+	  "address/prefix the daemon answers on (prefix 16..30)"),
+	D("ctl", STR, FIELD(ctl), 0, 0, 0, "/run/hourglass/ctl.sock", 0, NULL,
+	  "control socket path"),
+	D("app-ctl", STR, FIELD(app_ctl), 0, 0, 0, "/run/hourglass/app.sock",
+	  0, NULL, "app socket path (mode 0666): attach, contexts, bind "
+	  "only"),
+	D("max-ctl-conns", U64, FIELD(max_ctl_conns), 1, 4096, 0, "32", 1,
+	  NULL, "operator connections at once"),
+	D("max-app-conns", U64, FIELD(max_app_conns), 1, 65536, 0, "1024", 1,
+	  NULL, "app connections at once"),
+	D("max-conn-out", U64, FIELD(max_conn_out), 65536, 1u << 30, 0,
+	  "1048576", 1, NULL, "reply bytes queued per connection before the "
+	  "daemon stops reading its requests"),
+	D("max-app-conns-per-uid", U64, FIELD(max_app_conns_per_uid), 1, 65536,
+	  0, "256", 1, NULL, "app connections root or a tenant's owner may "
+	  "hold (keep it below max-app-conns: one user leaves the socket to "
+	  "others)"),
+	D("max-app-conns-per-guest", U64, FIELD(max_app_conns_per_guest), 1,
+	  65536, 0, "4", 1, NULL, "app connections a uid that owns no "
+	  "tenant may hold: it can attach nowhere, a connection only tells it "
+	  "why"),
+	D("app-conns-reserve", U64, FIELD(app_conns_reserve), 0, 65536, 0,
+	  "64", 1, NULL, "the last this many of max-app-conns are for root "
+	  "and the owners of tenants alone"),
+	D("attach-timeout-ms", U64, FIELD(attach_timeout_ms), 100, 3600000, 0,
+	  "10000", 1, NULL, "an app connection that has not attached this "
+	  "long after it connected is closed"),
+	D("max-conns-buffered", U64, FIELD(max_conns_buffered), 1u << 20,
+	  (double)(1ull << 34), 0, "67108864", 1, NULL, "request and reply "
 	  "bytes held for all connections together; past it, a connection with "
-	  "bytes held is not read until they fall" },
-	{ "config", STR, FIELD(config), 0, 0, 0, NULL, 0, 0, NULL,
-	  "settings file: one 'key value' per line" },
-	{ "memif", STR, FIELD(memif), 0, 0, 0, "", 0, 0, NULL,
+	  "bytes held is not read until they fall"),
+	D("config", STR, FIELD(config), 0, 0, 0, NULL, 0, NULL,
+	  "settings file: one 'key value' per line"),
+	D("memif", STR, FIELD(memif), 0, 0, 0, "", 0, NULL,
 	  "serve memif peers on this socket, the port instead of an ethdev "
-	  "(@NAME: an abstract socket any local process may reach)" },
-	{ "memif-mode", STR, FIELD(memif_mode), 0, 0, 0, "0600", 0, 0, NULL,
-	  "the memif socket file's mode (octal): who may be the peer" },
-	{ "mac", STR, FIELD(mac), 0, 0, 0, "", 0, 0, NULL,
-	  "the port's MAC where the link has none of its own (memif); "
-	  "default 02:48:47:00:00:01" },
-	{ "app-cgroup", STR, FIELD(app_cgroup), 0, 0, 0, "", 0, 0, NULL,
+	  "(@NAME: an abstract socket any local process may reach)"),
+	D("memif-mode", STR, FIELD(memif_mode), 0, 0, 0, "0600", 0, NULL,
+	  "the memif socket file's mode (octal): who may be the peer"),
+	D("mac", STR, FIELD(mac), 0, 0, 0, "", 0, NULL, "the port's MAC "
+	  "where the link has none of its own (memif); default "
+	  "02:48:47:00:00:01"),
+	D("app-cgroup", STR, FIELD(app_cgroup), 0, 0, 0, "", 0, NULL,
 	  "a cgroup per tenant under this one (a leading '/': from the cpu "
 	  "hierarchy's root, else under the daemon's own), weighted by the "
-	  "tenant's weight; the apps it admits run in it" },
-	{ "fp-cores", U64, FIELD(fp_cores), 1, HG_MAX_FP_CORES, 0, "1", 0, 0, NULL,
-	  "fast-path cores, one TX queue and --rx-queues RX queues each" },
-	{ "rx-queues", U64, FIELD(rx_queues), 1, HG_MAX_RXQ, 0, "1", 0, 0, NULL,
+	  "tenant's weight; the apps it admits run in it"),
+	D("fp-cores", U64, FIELD(fp_cores), 1, HG_MAX_FP_CORES, 0, "1", 0,
+	  NULL, "fast-path cores, one TX queue and --rx-queues RX queues "
+	  "each"),
+	D("rx-queues", U64, FIELD(rx_queues), 1, HG_MAX_RXQ, 0, "1", 0, NULL,
 	  "RX queues per fast-path core: above 1, tenants get queues of their "
 	  "own (rx-queue) where the link steers (a memif peer that reads the "
-	  "map, a NIC's rte_flow); af_packet and tap share one" },
-	{ "sessions", U64, FIELD(sessions), HG_SESSIONS_MIN, HG_SESSIONS_MAX, 0,
-	  "65536", 0, 0, NULL, "RPC session slots per fast-path core; each "
-	  "tenant with RPC ports reserves its max-sessions of them" },
-	{ "refill-ns", U64, FIELD(refill_ns), 100, 1000000000, 0, "1000", 1, 0,
-	  NULL, "budget refill period (ns)" },
-	{ "tick-us", U64, FIELD(tick_us), 1, 1000, 0, "10", 1, 0, NULL,
+	  "map, a NIC's rte_flow); af_packet and tap share one"),
+	D("sessions", U64, FIELD(sessions), HG_SESSIONS_MIN, HG_SESSIONS_MAX,
+	  0, "65536", 0, NULL, "RPC session slots per fast-path core; each "
+	  "tenant with RPC ports reserves its max-sessions of them"),
+	D("refill-ns", U64, FIELD(refill_ns), 100, 1000000000, 0, "1000", 1,
+	  NULL, "budget refill period (ns)"),
+	D("tick-us", U64, FIELD(tick_us), 1, 1000, 0, "10", 1, NULL,
 	  "with slow-idle sleep|yield: the slow path's period while a tenant "
-	  "has credits or a long request to watch (else it waits for events)" },
-	{ "boost", HG_SET_DOUBLE, FIELD(boost), 0.01, 1.0, 0, "0.85", 1, 0, NULL,
-	  "share of elapsed cycles handed out per refill" },
-	{ "cap", U64, FIELD(cap), 100, 1000000000, 0, "15000", 1, 0, NULL,
-	  "per-core budget cap of tenants added later (cycles)" },
-	{ "cap-batches", U64, FIELD(cap_batches), 0, 16, 0, "2", 1, 0, NULL,
+	  "has credits or a long request to watch (else it waits for events)"),
+	D("boost", HG_SET_DOUBLE, FIELD(boost), 0.01, 1.0, 0, "0.85", 1, NULL,
+	  "share of elapsed cycles handed out per refill"),
+	D("cap", U64, FIELD(cap), 100, 1000000000, 0, "15000", 1, NULL,
+	  "per-core budget cap of tenants added later (cycles)"),
+	D("cap-batches", U64, FIELD(cap_batches), 0, 16, 0, "2", 1, NULL,
 	  "a tenant's effective cap is at least this many batches of its "
-	  "measured cost per datagram (0: the configured cap only)" },
-	{ "protection", HG_SET_BOOL, FIELD(protection), 0, 0, 0, "on", 1, 0, NULL,
-	  "time protection on or off" },
-	{ "idle", HG_SET_ENUM, FIELD(idle), 0, 0, 0, "poll", 1, 0, idle_modes,
-	  "what a fast-path core does without work" },
-	{ "slow-idle", HG_SET_ENUM, FIELD(slow_idle), 0, 0, 0, "sleep", 1, 0,
-	  idle_modes, "how the slow path waits between refills (poll needs a "
-	  "core of its own)" },
-	{ "rx-overbudget", HG_SET_ENUM, FIELD(rx_overbudget), 0, 0, 0, "drop", 1,
-	  0, admit_drop, "an out-of-budget tenant's received datagrams" },
+	  "measured cost per datagram (0: the configured cap only)"),
+	D("protection", HG_SET_BOOL, FIELD(protection), 0, 0, 0, "on", 1, NULL,
+	  "time protection on or off"),
+	D("idle", HG_SET_ENUM, FIELD(idle), 0, 0, 0, "poll", 1, idle_modes,
+	  "what a fast-path core does without work"),
+	D("slow-idle", HG_SET_ENUM, FIELD(slow_idle), 0, 0, 0, "sleep", 1,
+	  idle_modes, "how the slow path waits between refills (poll needs "
+	  "a core of its own)"),
+	D("rx-overbudget", HG_SET_ENUM, FIELD(rx_overbudget), 0, 0, 0, "drop",
+	  1, admit_drop, "an out-of-budget tenant's received datagrams"),
 };
 
+#undef D
 #undef U64
 #undef STR
 

@@ -323,6 +323,7 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	hg_log_stamped();
+	hg_role = HG_ROLE_SLOW;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);

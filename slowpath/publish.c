@@ -6,6 +6,7 @@
 #define PUT(p, v)							\
 	do {								\
 		__typeof__(*(p)) v_ = (v);				\
+		HG_ASSERT_SLOW();					\
 		if (__atomic_load_n((p), __ATOMIC_RELAXED) != v_)	\
 			__atomic_store_n((p), v_, __ATOMIC_RELAXED);	\
 	} while (0)

@@ -28,6 +28,7 @@
 static void
 port_map_set(struct hg_registry *reg, uint32_t p, uint32_t entry)
 {
+	HG_ASSERT_SLOW();
 	__atomic_store_n(&reg->dp->port_map[p], entry, __ATOMIC_RELEASE);
 	hg_xdp_port((uint16_t)p, entry);
 }
