@@ -4,7 +4,7 @@
  * puts this directory first on the include path. Criterion's runner
  * cannot start under ThreadSanitizer: its inheritable arena is an mmap
  * that ThreadSanitizer's memory layout refuses ("Could not initialize
- * inheritable arena", Criterion issue 274, open). So this runner is
+ * inheritable arena", a known, open problem of Criterion). So this runner is
  * written by hand: tests register from constructors, and main() runs each
  * in a child of its own (as Criterion does: no test sees another's
  * globals), with the suite's or the test's .init, .fini and .timeout. A
