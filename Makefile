@@ -231,6 +231,7 @@ UNIT_LINK := $(OBJ)/fastpath/parse.o $(OBJ)/fastpath/bufpart.o $(OBJ)/fastpath/d
 	$(OBJ)/fastpath/drops.o \
 	$(OBJ)/slowpath/config.o $(OBJ)/slowpath/settings.o $(OBJ)/slowpath/config_file.o $(OBJ)/slowpath/refill.o $(OBJ)/slowpath/publish.o $(OBJ)/slowpath/credit_pool.o \
 	$(OBJ)/slowpath/arena.o $(OBJ)/slowpath/region.o $(OBJ)/slowpath/uid_conns.o \
+	$(OBJ)/slowpath/xdp_link.o $(OBJ)/bpf/xdp_shed_obj.o $(OBJ)/slowpath/log.o \
 	$(OBJ)/slowpath/preempt_timer.o $(OBJ)/slowpath/tenant_cfg.o $(POLICY_O) $(PROTO_O)
 
 # the memif peers' map is a tool's, read with jansson
@@ -247,7 +248,7 @@ $(BUILD)/tests/%: $(OBJ)/tests/unit/%.o $(UNIT_LINK)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) $(filter-out $(UNIT_EXTRA) $(if $(UNIT_EXTRA),$(POLICY_O)),$^) \
 		$(UNIT_EXTRA) -o $@ \
-		$(CRITERION) $(DPDK_LIBS) $(EXT_LIBS)
+		$(CRITERION) $(DPDK_LIBS) $(BPF_LIBS) $(EXT_LIBS)
 
 # an app that scribbles over its own region, for the isolation tests
 HOSTILE := $(BUILD)/tests/hg-hostile

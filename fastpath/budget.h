@@ -17,7 +17,7 @@
 
 #include <rte_debug.h>
 
-#include "tenant_pub.h"
+#include "tenant_view.h"
 #include "tset.h"
 
 #define HG_RATE_ONE (1ull << 32)	/* rate fixed point: cycles per cycle */
@@ -31,7 +31,7 @@ struct hg_budget {
 
 /* The budget per TSC cycle of a tenant (Virtuoso eq. 1: B w / sum(w)),
  * in HG_RATE_ONE units; weights in any one unit (the daemon's: hundredths,
- * tenant_pub.h). */
+ * tenant_view.h). */
 static inline uint64_t
 hg_budget_rate(double boost, uint64_t weight, uint64_t weight_sum)
 {
@@ -121,32 +121,33 @@ hg_rand(uint64_t *s)
 }
 
 static inline uint64_t
-hg_lottery_weight(const struct hg_tenant_pub *p)
+hg_lottery_weight(const struct hg_tenant_view *const *view, int t)
 {
-	uint32_t w = __atomic_load_n(&p->weight, __ATOMIC_RELAXED);
+	uint32_t w = __atomic_load_n(&view[t], __ATOMIC_ACQUIRE)->weight;
 
 	return w ? w : 1;
 }
 
 /* Picks a member of s with probability proportional to its weight
- * (pub[t].weight, in hundredths). Used for slack, the time no funded
+ * (its view's weight, in hundredths). Used for slack, the time no funded
  * tenant wants: round robin would hand it to whoever comes after the
  * heaviest tenant, i.e. mostly to the light ones; a weighted draw splits
  * it by weight, so a saturated core is shared by weight overall. Two
  * walks over s: O(members). */
 static inline int
-hg_lottery(const struct hg_tset *s, const struct hg_tenant_pub *pub, uint64_t *rng)
+hg_lottery(const struct hg_tset *s, const struct hg_tenant_view *const *view,
+	   uint64_t *rng)
 {
 	uint64_t sum = 0, x;
 	int t;
 
 	HG_TSET_FOREACH(t, s)
-		sum += hg_lottery_weight(&pub[t]);
+		sum += hg_lottery_weight(view, t);
 	if (sum == 0)
 		return -1;
 	x = hg_rand(rng) % sum;
 	HG_TSET_FOREACH(t, s) {
-		uint64_t w = hg_lottery_weight(&pub[t]);
+		uint64_t w = hg_lottery_weight(view, t);
 
 		if (x < w)
 			return t;

@@ -43,12 +43,11 @@ hg_sessions_create(const char *name, uint32_t size, int socket)
 }
 
 int
-hg_rpc_is_port(const struct hg_tenant_pub *pub, uint16_t port_net)
+hg_rpc_is_port(const struct hg_tenant_view *v, uint16_t port_net)
 {
 	uint16_t p = rte_be_to_cpu_16(port_net);
-	uint16_t hi = __atomic_load_n(&pub->rpc_hi, __ATOMIC_ACQUIRE);
 
-	return hi != 0 && p >= __atomic_load_n(&pub->rpc_lo, __ATOMIC_ACQUIRE) && p <= hi;
+	return v->rpc_hi != 0 && p >= v->rpc_lo && p <= v->rpc_hi;
 }
 
 static struct hg_session *
@@ -103,7 +102,7 @@ set_window(struct hg_sessions *ss, struct hg_session *s, uint32_t w)
 static int64_t
 pool_share(const struct hg_dp *dp, int t)
 {
-	uint64_t pool = __atomic_load_n(&dp->pub[t].pool, __ATOMIC_RELAXED);
+	uint64_t pool = __atomic_load_n(&dp->tenant_live[t].pool, __ATOMIC_RELAXED);
 	uint64_t share = pool / dp->n_cores;
 
 	return share ? (int64_t)share : 1;
@@ -112,16 +111,16 @@ pool_share(const struct hg_dp *dp, int t)
 static int
 overloaded(const struct hg_dp *dp, int t)
 {
-	return __atomic_load_n(&dp->pub[t].dm_tsc, __ATOMIC_RELAXED) >
-	       __atomic_load_n(&dp->pub[t].dt_tsc, __ATOMIC_RELAXED);
+	return __atomic_load_n(&dp->tenant_live[t].dm_tsc, __ATOMIC_RELAXED) >
+	       hg_view(dp, (unsigned)t)->dt_tsc;
 }
 
 /* Would a request of tenant t wait past D_drop (Breakwater's AQM)? */
 static int
 past_drop(const struct hg_dp *dp, int t)
 {
-	return __atomic_load_n(&dp->pub[t].dm_tsc, __ATOMIC_RELAXED) >
-	       __atomic_load_n(&dp->pub[t].ddrop_tsc, __ATOMIC_RELAXED);
+	return __atomic_load_n(&dp->tenant_live[t].dm_tsc, __ATOMIC_RELAXED) >
+	       hg_view(dp, (unsigned)t)->ddrop_tsc;
 }
 
 /* The session of a request, created only once the request is admissible:
@@ -141,7 +140,7 @@ session_of(struct hg_dp *dp, struct hg_fp_core *c, int t,
 		c->t[t].drops[HG_TDROP_OVERLOAD]++;
 		return NULL;
 	}
-	if (ss->count[t] >= __atomic_load_n(&dp->pub[t].sess_quota, __ATOMIC_RELAXED) ||
+	if (ss->count[t] >= hg_view(dp, (unsigned)t)->sess_quota ||
 	    (s = create(ss, t, p->src_ip, p->src_port, id, p->dst_port)) == NULL) {
 		c->t[t].drops[HG_TDROP_NO_SESSION]++;
 		return NULL;
@@ -279,9 +278,10 @@ scan_one(struct hg_dp *dp, struct hg_fp_core *c, uint32_t pos, uint64_t now,
 	struct hg_sessions *ss = c->sess;
 	struct hg_session *s = &ss->s[pos];
 	int t = s->tenant, sent = 0;
+	const struct hg_tenant_view *v = hg_view(dp, (unsigned)t);
 	int64_t share;
 
-	if (ss->count[t] > __atomic_load_n(&dp->pub[t].sess_quota, __ATOMIC_RELAXED)) {
+	if (v->state == HG_TENANT_ACTIVE && ss->count[t] > v->sess_quota) {
 		/* a share lowered live (max-sessions): the slow path promised
 		 * the rest to another tenant, so the sessions past it go, busy
 		 * or not, and their clients start over like new ones; before,
@@ -300,7 +300,7 @@ scan_one(struct hg_dp *dp, struct hg_fp_core *c, uint32_t pos, uint64_t now,
 		expire(ss, pos);
 		return sent ? SCAN_SENT : SCAN_NONE;
 	}
-	if (__atomic_load_n(&dp->pub[t].state, __ATOMIC_RELAXED) != HG_TENANT_ACTIVE) {
+	if (v->state != HG_TENANT_ACTIVE) {
 		expire(ss, pos);
 		return SCAN_NONE;
 	}

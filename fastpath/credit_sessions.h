@@ -13,7 +13,7 @@
 #include <rte_hash.h>
 
 #include "parse.h"
-#include "tenant_pub.h"
+#include "tenant_view.h"
 #include "tset.h"
 
 #define HG_SESSIONS      65536u	/* per fast-path core, by default (--sessions) */
@@ -80,7 +80,7 @@ struct hg_fp_core;
 
 enum hg_rpc_verdict { HG_RPC_ADMIT, HG_RPC_REPLY, HG_RPC_DROP };
 /* Is port_net (network order) one of the tenant's RPC ports? */
-int hg_rpc_is_port(const struct hg_tenant_pub *pub, uint16_t port_net);
+int hg_rpc_is_port(const struct hg_tenant_view *v, uint16_t port_net);
 /* Admits an RPC request (*s: its session) or rewrites it into a reject. */
 enum hg_rpc_verdict hg_rpc_admit(struct hg_dp *dp, struct hg_fp_core *c, int t,
 				 uint8_t *frame, struct hg_parsed *p,

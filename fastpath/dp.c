@@ -14,6 +14,9 @@
 
 _Thread_local uint32_t hg_role = HG_ROLE_ANY;
 
+/* Every free slot's view: state FREE, no ports, no contexts. */
+const struct hg_tenant_view hg_view_none = { .state = HG_TENANT_FREE };
+
 static void *
 zero_map(size_t len)
 {
@@ -52,6 +55,8 @@ hg_dp_new(uint32_t n_cores)
 		if (dp->core[i].t == NULL)
 			goto fail;
 	}
+	for (i = 0; i < HG_MAX_TENANTS; i++)
+		dp->view[i] = &hg_view_none;
 	hg_dp_set_rxq(dp, HG_RX_SHARED, 1);
 	return dp;
 fail:

@@ -5,12 +5,12 @@
  * Ownership rules (no locks on the fast path):
  *  - struct hg_fp_core and everything in it is written only by its core,
  *    except the command ring, which the slow path produces into.
- *  - struct hg_tenant and struct hg_tenant_pub (tenant_pub.h) are written
- *    only by the slow path, the latter only by slowpath/publish.c. A tenant becomes
- *    visible to the fast path when its pub.state is stored ACTIVE (release), and
- *    stops being used by a core once that core has processed the RELEASE
- *    command the slow path sent after unpublishing it.
- *  - The port map is written by the slow path, read by RX.
+ *  - struct hg_tenant is written only by the slow path; a tenant's view
+ *    and live words (tenant_view.h) and the port map only by
+ *    slowpath/publish.c. A tenant becomes visible to the fast path when a
+ *    view of it in state ACTIVE is published, and stops being used by a
+ *    core once that core has processed the RELEASE command the slow path
+ *    sent after publishing it DYING.
  */
 #ifndef HG_FASTPATH_DP_H
 #define HG_FASTPATH_DP_H
@@ -30,7 +30,7 @@
 #include "credit_sessions.h"
 #include "drops.h"
 #include "parse.h"
-#include "tenant_pub.h"
+#include "tenant_view.h"
 #include "tset.h"
 
 #define HG_BATCH        32u
@@ -78,12 +78,6 @@ enum hg_idle_mode { HG_IDLE_POLL, HG_IDLE_YIELD, HG_IDLE_SLEEP };
 #define HG_PORT_ENTRY(t, a) ((uint32_t)((t) + 1) | (uint32_t)((a) + 1) << 16)
 _Static_assert(HG_MAX_TENANTS < 0xffff && HG_MAX_APPS < 0xffff, "port map entry");
 
-/* The contexts an app's bound ports steer to. */
-struct hg_app_route {
-	uint32_t n_ctx;
-	uint8_t ctx[HG_MAX_CTX];
-};
-
 /* A tenant as the fast path sees it. Everything the daemon relies on to
  * find its way in the region (offsets, sizes, geometry) is this copy in
  * daemon memory, made when the region was laid out: the region's own
@@ -98,11 +92,6 @@ struct hg_tenant {
 	/* rings with daemon-private geometry, see proto/hg_shm.h */
 	struct rte_ring *ring[HG_MAX_CTX][HG_MAX_FP_CORES][HG_RING_KINDS];
 	struct rte_ring *wq[HG_MAX_APPS];	/* apps' wait queues (read only) */
-	uint8_t ctx_app[HG_MAX_CTX];	/* app slot of each open context */
-	uint32_t n_live;		/* atomic; live_ctx[0..n_live) valid */
-	uint8_t live_ctx[HG_MAX_CTX];
-	struct hg_app_route route[HG_MAX_APPS];
-	uint16_t port_lo, port_hi;	/* host order, inclusive */
 	int32_t bell[HG_MAX_CTX];	/* eventfd of each open context, -1 */
 } __rte_cache_aligned;
 
@@ -253,9 +242,11 @@ struct hg_dp {
 						 * delays nobody else */
 	struct hg_aset active;		/* tenants while ACTIVE */
 	uint32_t n_active;		/* members of active, atomic */
-	/* what the cores read of each tenant's settings; one writer,
-	 * slowpath/publish.c (tenant_pub.h) */
-	struct hg_tenant_pub pub[HG_MAX_TENANTS];
+	/* what the cores read of each tenant (tenant_view.h); one writer,
+	 * slowpath/publish.c: a view pointer (atomic; hg_view) and the live
+	 * words */
+	const struct hg_tenant_view *view[HG_MAX_TENANTS];
+	struct hg_tenant_live tenant_live[HG_MAX_TENANTS];
 	uint64_t *neigh;		/* MAC | 1<<63 per on-link host, atomic */
 	uint64_t *neigh_asked;		/* TSC of our last ARP request, 0: none */
 	uint64_t neigh_retry;		/* TSC between two requests for a host */
@@ -321,6 +312,27 @@ hg_charge(struct hg_fp_tenant *ft, enum hg_point pt, uint64_t cycles,
 		hg_budget_charge(&ft->bud, cycles);
 }
 
+/* Tenant t's view (tenant_view.h): never NULL (a free slot's is
+ * hg_view_none), valid until this core's next quiescent point, i.e. for
+ * the rest of the pass. */
+extern const struct hg_tenant_view hg_view_none;
+
+static inline const struct hg_tenant_view *
+hg_view(const struct hg_dp *dp, unsigned t)
+{
+	return __atomic_load_n(&dp->view[t % HG_MAX_TENANTS], __ATOMIC_ACQUIRE);
+}
+
+/* Tenant t's budget cap: its configured one (the view's quantum), or more
+ * where its measured cost asks for more (refill.c). */
+static inline uint64_t
+hg_tenant_cap(const struct hg_dp *dp, unsigned t, const struct hg_tenant_view *v)
+{
+	uint64_t a = __atomic_load_n(&dp->tenant_live[t].cap_auto, __ATOMIC_RELAXED);
+
+	return a > v->quantum ? a : v->quantum;
+}
+
 /* Who this thread is, for the one-writer rules' asserts (RTE_ASSERT: on
  * in debug and ASan builds): a fast-path core's index (loop.c), the slow
  * path (main.c), or nobody in particular (unit tests, tools), whom every
@@ -352,8 +364,8 @@ hg_topup_left(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 {
 	HG_ASSERT_CORE(c);	/* budget.h: the core is its budgets' writer */
 	return hg_budget_left(&c->t[t].bud,
-			      __atomic_load_n(&dp->pub[t].rate, __ATOMIC_RELAXED),
-			      __atomic_load_n(&dp->pub[t].cap, __ATOMIC_RELAXED), c->now);
+			      __atomic_load_n(&dp->tenant_live[t].rate, __ATOMIC_RELAXED),
+			      hg_tenant_cap(dp, t, hg_view(dp, t)), c->now);
 }
 
 /* Tops t's budget up (hg_topup_left): has it any left? */

@@ -26,7 +26,7 @@ static int
 steer(struct hg_fp_core *c, const struct hg_tenant *tn, const struct hg_app_route *r,
       const struct hg_parsed *p, int jsq)
 {
-	uint32_t n = __atomic_load_n(&r->n_ctx, __ATOMIC_ACQUIRE), a, b;
+	uint32_t n = r->n_ctx, a, b;
 	uint64_t x;
 
 	if (n == 0 || n > HG_MAX_CTX)
@@ -68,13 +68,13 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 				     __ATOMIC_ACQUIRE);
 	int t = HG_PORT_TENANT(e), app = HG_PORT_APP(e), ctx;
 	struct hg_session *s = NULL;
+	const struct hg_tenant_view *v;
 	struct hg_fp_tenant *ft;
 	struct hg_tenant *tn;
 	struct hg_desc d;
 	uint32_t buf;
 
-	if (t < 0 || __atomic_load_n(&dp->pub[t].state, __ATOMIC_ACQUIRE) !=
-			     HG_TENANT_ACTIVE) {
+	if (t < 0 || (v = hg_view(dp, (unsigned)t))->state != HG_TENANT_ACTIVE) {
 		c->drops[HG_DROP_NO_TENANT]++;
 		return -1;
 	}
@@ -93,11 +93,11 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 		ft->drops[HG_TDROP_TOO_BIG]++;
 		return t;
 	}
-	if (hg_rpc_is_port(&dp->pub[t], p->dst_port) &&
+	if (hg_rpc_is_port(v, p->dst_port) &&
 	    hg_rpc_admit(dp, c, t, frame, p, reply_len, &s) != HG_RPC_ADMIT)
 		return t;
-	ctx = app < 0 ? -1 : steer(c, tn, &tn->route[app], p,
-				   (int)__atomic_load_n(&dp->pub[t].steer_jsq, __ATOMIC_RELAXED));
+	ctx = app < 0 ? -1 : steer(c, tn, &v->map.route[app % HG_MAX_APPS], p,
+				   (int)v->steer_jsq);
 	if (ctx < 0) {
 		rx_drop(ft, s, HG_TDROP_UNBOUND);
 		return t;
@@ -268,8 +268,7 @@ rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
 	ft->nic_cycles[HG_PT_RX] += nic;
 	if (shed) {
 		ft->drop_cycles += cycles;
-		hg_budget_charge_debt(&ft->bud, cycles,
-				      __atomic_load_n(&dp->pub[t].quantum, __ATOMIC_RELAXED));
+		hg_budget_charge_debt(&ft->bud, cycles, hg_view(dp, t)->quantum);
 	}
 	hg_touch(c, t);
 }
@@ -309,6 +308,7 @@ rx_peek(void *arg, const uint8_t *f, uint32_t len)
 	uint64_t t0 = rte_rdtsc(), t1;
 	struct hg_parsed p;
 	enum hg_tenant_drop why;
+	const struct hg_tenant_view *v;
 	int t, app, ctx;
 	uint32_t e;
 
@@ -317,18 +317,16 @@ rx_peek(void *arg, const uint8_t *f, uint32_t len)
 	e = __atomic_load_n(&dp->port_map[rte_be_to_cpu_16(p.dst_port)], __ATOMIC_ACQUIRE);
 	t = HG_PORT_TENANT(e);
 	app = HG_PORT_APP(e);
-	if (t < 0 || __atomic_load_n(&dp->pub[t].state, __ATOMIC_ACQUIRE) !=
-			     HG_TENANT_ACTIVE)
+	if (t < 0 || (v = hg_view(dp, (unsigned)t))->state != HG_TENANT_ACTIVE)
 		return 0;
 	if (hg_rx_over_budget(dp, c, pk->g, t)) {
 		why = HG_TDROP_OVER_BUDGET;
 	} else {
 		const struct hg_tenant *tn = &dp->tenant[t];
 
-		if (app < 0 || hg_rpc_is_port(&dp->pub[t], p.dst_port))
+		if (app < 0 || hg_rpc_is_port(v, p.dst_port))
 			return 0;
-		ctx = steer(c, tn, &tn->route[app], &p,
-			    (int)__atomic_load_n(&dp->pub[t].steer_jsq, __ATOMIC_RELAXED));
+		ctx = steer(c, tn, &v->map.route[app % HG_MAX_APPS], &p, (int)v->steer_jsq);
 		if (ctx < 0 || !rte_ring_full(tn->ring[ctx][c->idx][HG_RING_RX]))
 			return 0;
 		why = HG_TDROP_RING_FULL;

@@ -19,7 +19,7 @@
  * -2 if we asked about it a moment ago (m is unused). */
 static int
 build(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
-      const struct hg_desc *d, struct rte_mbuf *m)
+      const struct hg_tenant_view *v, const struct hg_desc *d, struct rte_mbuf *m)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	struct hg_udp_flow fl = {
@@ -39,7 +39,7 @@ build(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 	rte_ether_addr_copy(&dp->mac, &fl.src_mac);
 	rte_memcpy(f + HG_UDP_HDRS_LEN, hg_tenant_buf(tn, d->buf), d->len);
 	/* the grant goes into the copy: tenant memory is never written */
-	if (hg_rpc_is_port(&dp->pub[tn->slot], d->local_port))
+	if (hg_rpc_is_port(v, d->local_port))
 		hg_rpc_response(dp, c, (int)tn->slot, f + HG_UDP_HDRS_LEN, d->len,
 				d->peer_ip, d->peer_port);
 	len = hg_build_udp(f, &fl, d->len);
@@ -77,10 +77,10 @@ prefetch_payload(const struct hg_tenant *tn, const struct hg_fp_tenant *ft, uint
  * whether to its budget); returns how many. */
 static unsigned
 sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
-	     struct hg_fp_tenant *ft, unsigned max, int billed)
+	     const struct hg_tenant_view *v, struct hg_fp_tenant *ft, unsigned max,
+	     int billed)
 {
-	uint64_t extra = __atomic_load_n(&dp->pub[tn->slot].extra_cycles,
-					 __ATOMIC_RELAXED);
+	uint64_t extra = v->extra_cycles;
 	struct rte_mbuf *m[HG_BATCH], *arp[HG_BATCH], *unused[HG_BATCH];
 	unsigned n = RTE_MIN(max, ft->pend_tail - ft->pend_head), i, ok = 0,
 		 n_arp = 0, n_unused = 0;
@@ -102,7 +102,7 @@ sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 			prefetch_payload(tn, ft, ft->pend_head - 1 + HG_SCHED_PREFETCH);
 		if (extra)
 			extra_work(extra);
-		rc = build(dp, c, tn, d, m[i]);
+		rc = build(dp, c, tn, v, d, m[i]);
 		if (rc == 0) {
 			m[ok++] = m[i];
 		} else {
@@ -128,10 +128,10 @@ sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
  * lone tenant delays nobody and keeps full bursts. */
 static unsigned
 batch_room(const struct hg_dp *dp, struct hg_fp_core *c, int t,
-	   int protect, int slack, unsigned room)
+	   const struct hg_tenant_view *v, int protect, int slack, unsigned room)
 {
 	const struct hg_fp_tenant *ft = &c->t[t];
-	int64_t q = (int64_t)__atomic_load_n(&dp->pub[t].quantum, __ATOMIC_RELAXED);
+	int64_t q = (int64_t)v->quantum;
 	int64_t left;
 
 	if (!protect || __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) < 2)
@@ -146,16 +146,17 @@ serve(struct hg_dp *dp, struct hg_fp_core *c, int t, int protect, int funded,
       int slack, unsigned room)
 {
 	struct hg_fp_tenant *ft = &c->t[t];
+	const struct hg_tenant_view *v = hg_view(dp, (unsigned)t);
 	uint64_t t0 = rte_rdtsc(), t1;
 	unsigned n;
 
-	if (__atomic_load_n(&dp->pub[t].state, __ATOMIC_ACQUIRE) != HG_TENANT_ACTIVE) {
+	if (v->state != HG_TENANT_ACTIVE) {
 		/* dying: the RELEASE command drops its queue */
 		hg_tset_del(&c->pend, (unsigned)t);
 		return 0;
 	}
-	n = sched_tenant(dp, c, &dp->tenant[t], ft,
-			 batch_room(dp, c, t, protect, slack, room), protect && funded);
+	n = sched_tenant(dp, c, &dp->tenant[t], v, ft,
+			 batch_room(dp, c, t, v, protect, slack, room), protect && funded);
 	if (ft->pend_head == ft->pend_tail)
 		hg_tset_del(&c->pend, (unsigned)t);
 	t1 = rte_rdtsc();

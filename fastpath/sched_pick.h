@@ -43,7 +43,7 @@ hg_sched_next(const struct hg_dp *dp, struct hg_fp_core *c, int t, unsigned star
 static inline int
 hg_sched_slack(const struct hg_dp *dp, struct hg_fp_core *c)
 {
-	return hg_lottery(&c->pend, dp->pub, &c->rng);
+	return hg_lottery(&c->pend, dp->view, &c->rng);
 }
 
 #endif /* HG_FASTPATH_SCHED_PICK_H */

@@ -63,22 +63,22 @@ refill(struct hg_fp_tenant *ft, struct rte_ring *fill, uint8_t owner)
 
 static unsigned
 tx_tenant(struct hg_dp *dp, struct hg_fp_core *c, struct hg_tenant *tn,
-	  struct hg_fp_tenant *ft)
+	  const struct hg_tenant_view *v, struct hg_fp_tenant *ft)
 {
-	uint32_t n_live = __atomic_load_n(&tn->n_live, __ATOMIC_ACQUIRE);
+	const struct hg_ctx_map *m = &v->map;
 	struct hg_desc_rules r = {
-		.port_lo = tn->port_lo, .port_hi = tn->port_hi,
+		.port_lo = v->port_lo, .port_hi = v->port_hi,
 		.our_ip = dp->ip, .netmask = dp->netmask,
 		.net = rte_be_to_cpu_32(dp->ip) & dp->netmask,
 	};
 	struct hg_desc d[HG_BATCH];
 	unsigned k, i, n, work = 0;
 
-	for (k = 0; k < n_live && k < HG_MAX_CTX; k++) {
-		uint8_t ctx = tn->live_ctx[k] % HG_MAX_CTX;
+	for (k = 0; k < m->n_live && k < HG_MAX_CTX; k++) {
+		uint8_t ctx = m->live_ctx[k] % HG_MAX_CTX;
 		unsigned space = HG_PEND_SIZE - (ft->pend_tail - ft->pend_head);
 
-		r.owner = tn->ctx_app[ctx] + 1;
+		r.owner = m->ctx_app[ctx] + 1;
 		work += refill(ft, tn->ring[ctx][c->idx][HG_RING_FILL], r.owner);
 		n = rte_ring_sc_dequeue_burst_elem(
 			tn->ring[ctx][c->idx][HG_RING_TX], d, sizeof(d[0]),
@@ -96,12 +96,13 @@ tx_tenant(struct hg_dp *dp, struct hg_fp_core *c, struct hg_tenant *tn,
  * buffers, so for a cold tenant a low fill ring is work even while its
  * transmit rings are empty. */
 static int
-tx_pending(const struct hg_tenant *tn, unsigned core, int fill)
+tx_pending(const struct hg_tenant *tn, const struct hg_ctx_map *m, unsigned core,
+	   int fill)
 {
-	uint32_t k, n = __atomic_load_n(&tn->n_live, __ATOMIC_ACQUIRE);
+	uint32_t k;
 
-	for (k = 0; k < n && k < HG_MAX_CTX; k++) {
-		struct rte_ring *const *r = tn->ring[tn->live_ctx[k] % HG_MAX_CTX][core];
+	for (k = 0; k < m->n_live && k < HG_MAX_CTX; k++) {
+		struct rte_ring *const *r = tn->ring[m->live_ctx[k] % HG_MAX_CTX][core];
 
 		if (!rte_ring_empty(r[HG_RING_TX]) ||
 		    (fill && rte_ring_count(r[HG_RING_FILL]) < HG_FILL_TARGET / 2))
@@ -117,14 +118,15 @@ static unsigned
 tx_poll(struct hg_dp *dp, struct hg_fp_core *c, int t, int billed, int slack)
 {
 	struct hg_fp_tenant *ft = &c->t[t];
+	const struct hg_tenant_view *v = hg_view(dp, (unsigned)t);
 	uint64_t t0 = rte_rdtsc(), t1;
 	unsigned n;
 
-	if (__atomic_load_n(&dp->pub[t].state, __ATOMIC_ACQUIRE) != HG_TENANT_ACTIVE) {
+	if (v->state != HG_TENANT_ACTIVE) {
 		hg_tset_del(&c->hot, (unsigned)t);
 		return 0;
 	}
-	n = tx_tenant(dp, c, &dp->tenant[t], ft);
+	n = tx_tenant(dp, c, &dp->tenant[t], v, ft);
 	if (ft->pend_tail != ft->pend_head)
 		hg_tset_add(&c->pend, (unsigned)t);
 	t1 = rte_rdtsc();
@@ -169,7 +171,8 @@ tx_throttle(struct hg_dp *dp, struct hg_fp_core *c)
 	HG_TSET_FOREACH(t, &c->hot)
 		if (!hg_topup_funded(dp, c, (unsigned)t))
 			c->t[t].throttles[HG_PT_TX] +=
-				(uint64_t)tx_pending(&dp->tenant[t], c->idx, 0);
+				(uint64_t)tx_pending(&dp->tenant[t], &hg_view(dp, (unsigned)t)->map,
+						     c->idx, 0);
 }
 
 /* The cold sweep: looks at up to max active tenants that are not hot,
@@ -186,10 +189,10 @@ hg_fp_sweep(struct hg_dp *dp, struct hg_fp_core *c, unsigned max)
 
 	for (t = hg_aset_next(&dp->active, start); t >= 0 && i < max;
 	     last = t, t = hg_aset_lap_next(&dp->active, t, start), i++) {
-		if (hg_tset_has(&c->hot, (unsigned)t) ||
-		    __atomic_load_n(&dp->pub[t].state, __ATOMIC_ACQUIRE) !=
-			    HG_TENANT_ACTIVE ||
-		    !tx_pending(&dp->tenant[t], c->idx, 1))
+		const struct hg_tenant_view *v = hg_view(dp, (unsigned)t);
+
+		if (hg_tset_has(&c->hot, (unsigned)t) || v->state != HG_TENANT_ACTIVE ||
+		    !tx_pending(&dp->tenant[t], &v->map, c->idx, 1))
 			continue;
 		c->t[t].tx_idle = 0;
 		hg_tset_add(&c->hot, (unsigned)t);

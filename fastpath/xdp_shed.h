@@ -58,7 +58,7 @@ hg_xdp_mark_full(const struct hg_dp *dp, struct hg_fp_core *c, unsigned q,
 		 unsigned t)
 {
 	if (__atomic_load_n(&dp->xdp.shed, __ATOMIC_RELAXED) == NULL ||
-	    __atomic_load_n(&dp->pub[t].rpc_hi, __ATOMIC_RELAXED) != 0)
+	    hg_view(dp, t)->rpc_hi != 0)
 		return;
 	c->t[t].xdp_until = c->now + c->tsc_us * HG_XDP_FULL_US;
 	hg_xdp_mark(dp, c, q, t);
@@ -81,7 +81,7 @@ hg_xdp_unmark(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 static inline int
 hg_xdp_keep(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 {
-	if (__atomic_load_n(&dp->pub[t].state, __ATOMIC_ACQUIRE) != HG_TENANT_ACTIVE)
+	if (hg_view(dp, t)->state != HG_TENANT_ACTIVE)
 		return 0;
 	if (c->now < c->t[t].xdp_until)
 		return 1;

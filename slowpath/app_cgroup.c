@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../fastpath/tenant_pub.h"
+#include "../fastpath/tenant_view.h"
 #include "app_cgroup.h"
 #include "log.h"
 

@@ -19,6 +19,7 @@
 #include <rte_cycles.h>
 
 #include "core_alloc.h"
+#include "publish.h"
 #include "credit_pool.h"
 #include "log.h"
 #include "registry.h"
@@ -103,8 +104,6 @@ hg_core_bells(struct hg_registry *reg)
 
 /* ---- RX steering: the route holds the app's running contexts ---- */
 
-/* Swap-remove: a core that read the old count may still pick the last
- * entry, which is an open context of the app either way. */
 static void
 route_del(struct hg_app_route *r, uint32_t ctx)
 {
@@ -115,8 +114,8 @@ route_del(struct hg_app_route *r, uint32_t ctx)
 	for (i = 0; i < n; i++) {
 		if (r->ctx[i] != ctx)
 			continue;
-		__atomic_store_n(&r->ctx[i], r->ctx[n - 1], __ATOMIC_RELAXED);
-		__atomic_store_n(&r->n_ctx, n - 1, __ATOMIC_RELEASE);
+		r->ctx[i] = r->ctx[n - 1];
+		r->n_ctx = n - 1;
 		return;
 	}
 }
@@ -131,8 +130,25 @@ route_add(struct hg_app_route *r, uint32_t ctx)
 			return;
 	if (n >= HG_MAX_CTX)
 		return;
-	__atomic_store_n(&r->ctx[n], (uint8_t)ctx, __ATOMIC_RELAXED);
-	__atomic_store_n(&r->n_ctx, n + 1, __ATOMIC_RELEASE);
+	r->ctx[n] = (uint8_t)ctx;
+	r->n_ctx = n + 1;
+}
+
+/* Takes the context out of its app's route (on 0) or puts it back, in a
+ * new view of the tenant. A core that still holds the old view until its
+ * next pass may pick it once more: an open context of the app either
+ * way. 0, or -ENOMEM with the route as it was. */
+static int
+steer_to(struct hg_registry *reg, int slot, uint32_t ctx, int on)
+{
+	struct hg_ctx_map *m = &reg->t[slot].map;
+	struct hg_app_route *r = &m->route[m->ctx_app[ctx] % HG_MAX_APPS], was = *r;
+	int rc;
+
+	(on ? route_add : route_del)(r, ctx);
+	if ((rc = hg_publish_view(reg, slot)) < 0)
+		*r = was;
+	return rc;
 }
 
 /* ---- one context's allocation ---- */
@@ -142,8 +158,7 @@ ctx_live(const struct hg_registry *reg, int slot, uint32_t ctx)
 {
 	const struct hg_tenant_sp *t = &reg->t[slot];
 
-	return t->ctx_used[ctx] &&
-	       !t->app[reg->dp->tenant[slot].ctx_app[ctx] % HG_MAX_APPS].reclaiming;
+	return t->ctx_used[ctx] && !t->app[t->map.ctx_app[ctx] % HG_MAX_APPS].reclaiming;
 }
 
 uint32_t
@@ -174,10 +189,11 @@ park(struct hg_registry *reg, int slot, uint32_t ctx)
 	struct hg_core_state *cs = &reg->t[slot].core;
 	struct hg_tenant *tn = &reg->dp->tenant[slot];
 
+	if (steer_to(reg, slot, ctx, 0) < 0)
+		return;		/* out of memory: it keeps running */
 	cs->parked[ctx] = 1;
 	cs->n_parked++;
 	cs->parks++;
-	route_del(&tn->route[tn->ctx_app[ctx] % HG_MAX_APPS], ctx);
 	__atomic_store_n(&tn->ctx_shm[ctx].park_ok, cs->asked[ctx], __ATOMIC_RELEASE);
 	HG_LOG(DEBUG, "tenant %s: context %u parked (%u parked)", reg->t[slot].name,
 	       ctx, cs->n_parked);
@@ -208,7 +224,9 @@ unpark(struct hg_registry *reg, int slot, uint32_t ctx, int by_daemon)
 	cs->parked[ctx] = 0;
 	cs->n_parked--;
 	give_back(reg, slot, ctx);
-	route_add(&tn->route[tn->ctx_app[ctx] % HG_MAX_APPS], ctx);
+	if (steer_to(reg, slot, ctx, 1) < 0)
+		HG_LOG(ERR, "tenant %s: out of memory to steer to context %u again",
+		       reg->t[slot].name, ctx);
 	__atomic_store_n(&tn->ctx_shm[ctx].park_ok, 0, __ATOMIC_RELEASE);
 	HG_LOG(DEBUG, "tenant %s: context %u runs again (%s; %u parked)",
 	       reg->t[slot].name, ctx, by_daemon ? "woken on queueing delay" :

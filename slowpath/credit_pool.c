@@ -15,6 +15,7 @@
 #include "../fastpath/credit_rules.h"
 #include "credit_pool.h"
 #include "publish.h"
+#include "refill.h"
 
 /* The oldest RX timestamp at the head of an app's wait queue: preempted
  * requests still wait, and with every request long the RX rings drain
@@ -45,15 +46,17 @@ oldest_parked(const struct hg_tenant *tn, uint64_t oldest)
  * is in bounds; the timestamp itself is tenant memory and only compared (a
  * tenant that lies about it only misleads its own credit pool). */
 static uint64_t
-oldest_waiting(const struct hg_tenant *tn, uint32_t n_cores, uint64_t now)
+oldest_waiting(const struct hg_registry *reg, int slot, uint64_t now)
 {
-	uint32_t k, c, n = __atomic_load_n(&tn->n_live, __ATOMIC_ACQUIRE);
+	const struct hg_tenant *tn = &reg->dp->tenant[slot];
+	const struct hg_ctx_map *m = &reg->t[slot].map;
+	uint32_t k, c, n_cores = reg->dp->n_cores;
 	uint64_t oldest = oldest_parked(tn, now);
 
-	for (k = 0; k < n && k < HG_MAX_CTX; k++) {
+	for (k = 0; k < m->n_live && k < HG_MAX_CTX; k++) {
 		for (c = 0; c < n_cores; c++) {
 			const struct rte_ring *r =
-				tn->ring[tn->live_ctx[k] % HG_MAX_CTX][c][HG_RING_RX];
+				tn->ring[m->live_ctx[k] % HG_MAX_CTX][c][HG_RING_RX];
 			const struct hg_desc *e = (const struct hg_desc *)&r[1];
 			uint64_t ts;
 
@@ -70,7 +73,7 @@ oldest_waiting(const struct hg_tenant *tn, uint32_t n_cores, uint64_t now)
 uint64_t
 hg_credit_delay(const struct hg_registry *reg, int slot, uint64_t now)
 {
-	return oldest_waiting(&reg->dp->tenant[slot], reg->dp->n_cores, now);
+	return oldest_waiting(reg, slot, now);
 }
 
 /* The most the pool may hold: what its sessions could ever take. */
@@ -128,8 +131,7 @@ hg_credit_quiet(const struct hg_registry *reg, int slot)
 	uint32_t drained;
 	int64_t issued;
 
-	if (oldest_waiting(&reg->dp->tenant[slot], reg->dp->n_cores,
-			   UINT64_MAX) != 0)
+	if (oldest_waiting(reg, slot, UINT64_MAX) != 0)
 		return 0;
 	if (t->cfg.credit.rpc_hi == 0)
 		return 1;
@@ -157,8 +159,8 @@ budget_low(const struct hg_registry *reg, int i, uint64_t now, int *out)
 {
 	const struct hg_dp *dp = reg->dp;
 	const struct hg_tenant_sp *t = &reg->t[i];
-	uint64_t rate = __atomic_load_n(&dp->pub[i].rate, __ATOMIC_RELAXED);
-	uint64_t cap = __atomic_load_n(&dp->pub[i].cap, __ATOMIC_RELAXED);
+	uint64_t rate = __atomic_load_n(&dp->tenant_live[i].rate, __ATOMIC_RELAXED);
+	uint64_t cap = hg_refill_cap(t);
 	int64_t low = INT64_MAX, left;
 	unsigned c;
 
@@ -194,7 +196,7 @@ update_pool(struct hg_registry *reg, int i, uint64_t now, double alpha, double m
 		t->pool = by_delay;
 		return;
 	}
-	cap = __atomic_load_n(&reg->dp->pub[i].cap, __ATOMIC_RELAXED);
+	cap = hg_refill_cap(t);
 	dm = hg_credit_budget_delay(t->dm_tsc, dt, out, low, cap, t->cfg.credit.budget_mark);
 	t->pool = hg_credit_aimd(t->pool, dm, dt, alpha, t->cfg.credit.beta, max);
 	t->withheld_budget += by_delay - t->pool;
@@ -222,7 +224,7 @@ hg_credit_tick(struct hg_registry *reg, uint64_t now)
 		/* D_m is measured on every pass, not only per update: the
 		 * fast path's AQM acts on it, and a D_m one update-us old
 		 * would admit requests into a queue already past D_drop */
-		t->dm_tsc = oldest_waiting(&reg->dp->tenant[i], reg->dp->n_cores, now);
+		t->dm_tsc = oldest_waiting(reg, i, now);
 		if (now < t->next_update) {
 			hg_publish_dm(reg, i);
 			continue;

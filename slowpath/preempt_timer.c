@@ -57,7 +57,7 @@ preempt_tenant(struct hg_registry *reg, int slot, uint64_t now)
 			continue;
 		__atomic_store_n(&c->preempt, 1, __ATOMIC_RELEASE);
 		t->preemptions++;
-		apps[tn->ctx_app[ctx] % HG_MAX_APPS].preemptions++;
+		apps[t->map.ctx_app[ctx] % HG_MAX_APPS].preemptions++;
 	}
 	return running;
 }

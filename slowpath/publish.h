@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * The one writer of what the fast-path cores and the apps' libraries read
- * of a tenant's settings: its struct hg_tenant_pub (fastpath/tenant_pub.h)
- * and the steering block of its region's header (proto/hg_shm.h). The
- * slow path's parts decide the values (tenant.c the settings, refill.c
- * the rates and caps, credit_pool.c the credit state); only this file
- * stores them, each field only when it changed, so that an unchanged
- * line stays shared in every core's cache.
+ * of a tenant: its view and live words (fastpath/tenant_view.h), the port
+ * map's entries, and the steering block of its region's header
+ * (proto/hg_shm.h). The slow path's parts decide the values (tenant.c the
+ * settings, ports and contexts, core_alloc.c which contexts steering
+ * skips, refill.c the rates and the cap the cost asks for, credit_pool.c
+ * the credit state); only this file stores them.
  */
 #ifndef HG_SLOWPATH_PUBLISH_H
 #define HG_SLOWPATH_PUBLISH_H
@@ -15,21 +15,34 @@
 
 #include "registry.h"
 
-/* The tenant's state: ACTIVE is stored last (release), after everything
- * else the cores read of it; DYING and FREE as the release proceeds. */
-void hg_publish_state(struct hg_registry *reg, int slot, enum hg_tenant_state s);
+/* A new view of the tenant from reg->t[slot] (state, cfg, map): built,
+ * published with one release store, the old one retired until every core
+ * has passed a quiescent point. 0, or -ENOMEM (the old view stays). */
+int hg_publish_view(struct hg_registry *reg, int slot);
+/* The tenant's state, in a new view: ACTIVE once everything else of it
+ * is in place, DYING as the release begins, FREE when it is done. */
+int hg_publish_state(struct hg_registry *reg, int slot, enum hg_tenant_state s);
 /* Pushes the settings that changed (enum hg_tcfg_publish bits) from
- * reg->t[slot].cfg. The effective cap is refill.c's to decide: with
- * HG_TCFG_PUB_BUDGET the caller also publishes it (hg_publish_cap). */
-void hg_publish_settings(struct hg_registry *reg, int slot, unsigned what);
+ * reg->t[slot].cfg: a new view, the region's steering block, the credit
+ * state. */
+int hg_publish_settings(struct hg_registry *reg, int slot, unsigned what);
+/* Port p's entry (dp.h: HG_PORT_ENTRY, 0 for none), and its copy in an
+ * XDP program (xdp_link.h). A tenant's view is published before an entry
+ * names it, and its entries cleared before its slot is freed. */
+void hg_publish_port(struct hg_registry *reg, uint32_t p, uint32_t entry);
 /* The budget per TSC cycle, HG_RATE_ONE units (refill.c). */
 void hg_publish_rate(struct hg_registry *reg, int slot, uint64_t rate);
-/* The effective budget cap (refill.c) and the configured one, the most a
- * batch spends. */
-void hg_publish_cap(struct hg_registry *reg, int slot, uint64_t cap);
-/* The credit state from the slow path's copy: pool, D_m, D_t, D_drop. */
+/* The budget cap the tenant's measured cost asks for (refill.c); the cores
+ * take the larger of it and the configured cap. */
+void hg_publish_cap_auto(struct hg_registry *reg, int slot, uint64_t cap);
+/* The credit state from the slow path's copy: pool and D_m. */
 void hg_publish_credit(struct hg_registry *reg, int slot);
 /* D_m alone: measured on every tick (credit_pool.c). */
 void hg_publish_dm(struct hg_registry *reg, int slot);
+/* Frees the retired views no core can still hold; from the slow path's
+ * loop (hg_registry_poll). */
+void hg_publish_reclaim(struct hg_registry *reg);
+/* Every view, once the cores have stopped. */
+void hg_publish_fini(struct hg_registry *reg);
 
 #endif /* HG_SLOWPATH_PUBLISH_H */

@@ -25,19 +25,29 @@ hg_refill_init(struct hg_refill *r, uint64_t now)
  * tenants run are lost at the cap, and shares drift toward equal (on
  * net_af_packet a datagram costs 10,000-100,000 cycles). So the cap
  * follows the measured cost. */
-uint64_t
-hg_refill_cap(const struct hg_tenant_sp *t)
+/* The cap tenant t's measured cost asks for: cap-batches of it. */
+static uint64_t
+cap_wanted(const struct hg_tenant_sp *t)
 {
 	uint64_t want = hg_cfg.cap_batches * HG_BATCH * t->cost;
 
-	want = want < HG_CAP_AUTO_MAX ? want : HG_CAP_AUTO_MAX;
+	return want < HG_CAP_AUTO_MAX ? want : HG_CAP_AUTO_MAX;
+}
+
+uint64_t
+hg_refill_cap(const struct hg_tenant_sp *t)
+{
+	uint64_t want = cap_wanted(t);
+
 	return want > t->cfg.cap ? want : t->cfg.cap;
 }
 
+/* The cores take the larger of it and the configured cap, which is in
+ * the tenant's view: a changed cap setting needs no call here. */
 void
 hg_refill_publish_cap(struct hg_registry *reg, int slot)
 {
-	hg_publish_cap(reg, slot, hg_refill_cap(&reg->t[slot]));
+	hg_publish_cap_auto(reg, slot, cap_wanted(&reg->t[slot]));
 }
 
 /* The cycles one datagram of tenant i cost since the last sample: the sum
@@ -93,7 +103,7 @@ publish_rate(struct hg_registry *reg, unsigned i, uint64_t wsum, uint64_t now)
 	unsigned c;
 
 	hg_publish_rate(reg, (int)i, rate);
-	cap = __atomic_load_n(&dp->pub[i].cap, __ATOMIC_RELAXED);
+	cap = hg_refill_cap(t);
 	for (c = 0; c < dp->n_cores; c++)
 		full &= hg_budget_peek(&dp->core[c].t[i].bud, rate, cap, now) >=
 			(int64_t)cap;

@@ -4,7 +4,7 @@
  * shared by the files that run its parts: tenant.c (add, set, attach,
  * delete), refill.c, credit_pool.c, core_alloc.c, preempt_timer.c,
  * stats.c, and publish.c, the one writer of what the cores read
- * (fastpath/tenant_pub.h). Only the records: their functions live in
+ * (fastpath/tenant_view.h). Only the records: their functions live in
  * those files' headers, so that none of them needs tenant.h.
  */
 #ifndef HG_SLOWPATH_REGISTRY_H
@@ -58,6 +58,18 @@ struct hg_tenant_sp {
 	void *bufmem[HG_MAX_FP_CORES];
 	uint8_t ctx_used[HG_MAX_CTX];
 	struct hg_app_sp app[HG_MAX_APPS];
+	/* what its view shows (publish.c copies them into each new one) */
+	enum hg_tenant_state state;
+	struct hg_ctx_map map;
+};
+
+/* Views replaced but perhaps still read by a core until it passes a
+ * quiescent point (publish.c); bounded: a full list waits for the cores. */
+#define HG_RETIRED_MAX 256u
+
+struct hg_retired {
+	const struct hg_tenant_view *v;
+	uint64_t token;			/* rte_rcu_qsbr_start's */
 };
 
 /* What the control sockets' bounds turned away (design.md §11). */
@@ -97,6 +109,11 @@ struct hg_registry {
 	int park_ep;
 	/* the memif link's server (--memif), NULL: an ethdev port */
 	struct hg_memif_server *memif;
+	struct hg_retired retired[HG_RETIRED_MAX];
+	uint32_t n_retired;
+	/* taken when malloc fails, so that a detach or a release can always
+	 * publish the view it needs; refilled by hg_publish_reclaim */
+	struct hg_tenant_view *spare;
 	struct hg_tenant_sp t[HG_MAX_TENANTS];
 };
 

@@ -331,8 +331,8 @@ tenant_stats(struct hg_registry *reg, unsigned slot,
 		if (cs == NULL)
 			return NULL;
 		cs->core = c;
-		cs->budget = hg_budget_peek(&ft->bud, LOAD(reg->dp->pub[slot].rate),
-					    LOAD(reg->dp->pub[slot].cap), now);
+		cs->budget = hg_budget_peek(&ft->bud, LOAD(reg->dp->tenant_live[slot].rate),
+					    hg_refill_cap(&reg->t[slot]), now);
 		cs->debt = cs->budget < 0 ? (uint64_t)-cs->budget : 0;
 		cs->has_doorbells = 1;
 		cs->doorbells = LOAD(ft->doorbells);
@@ -493,16 +493,16 @@ static int
 bound_ports(struct hg_registry *reg, unsigned slot, Hg__TenantInfo *ti,
 	    struct hg_arena *a)
 {
-	const struct hg_tenant *tn = &reg->dp->tenant[slot];
+	const struct hg_tenant_cfg *c = &reg->t[slot].cfg;
 	uint32_t p;
 
-	if (tn->port_hi == 0)
+	if (c->port_hi == 0)
 		return 0;
-	ti->bound_ports = hg_arena_alloc(a, (tn->port_hi - tn->port_lo + 1u) *
+	ti->bound_ports = hg_arena_alloc(a, (c->port_hi - c->port_lo + 1u) *
 					    sizeof(uint32_t));
 	if (ti->bound_ports == NULL)
 		return -1;
-	for (p = tn->port_lo; p <= tn->port_hi; p++)
+	for (p = c->port_lo; p <= c->port_hi; p++)
 		if (HG_PORT_APP(reg->dp->port_map[p]) >= 0)
 			ti->bound_ports[ti->n_bound_ports++] = p;
 	return 0;

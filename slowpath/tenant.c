@@ -23,16 +23,6 @@
 
 #define ERR(...) snprintf(err, HG_ERR_LEN, __VA_ARGS__)
 
-/* The one writer of the port map the cores read, and of its copy in an
- * XDP program (xdp_link.h). */
-static void
-port_map_set(struct hg_registry *reg, uint32_t p, uint32_t entry)
-{
-	HG_ASSERT_SLOW();
-	__atomic_store_n(&reg->dp->port_map[p], entry, __ATOMIC_RELEASE);
-	hg_xdp_port((uint16_t)p, entry);
-}
-
 void
 hg_registry_init(struct hg_registry *reg, struct hg_dp *dp)
 {
@@ -43,6 +33,7 @@ hg_registry_init(struct hg_registry *reg, struct hg_dp *dp)
 	if (hg_core_init(reg) < 0)
 		HG_LOG(ERR, "cannot make the park bells' epoll set: %s",
 		       strerror(errno));
+	hg_publish_reclaim(reg);	/* takes the spare view */
 }
 
 int
@@ -360,19 +351,23 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 		return rc;
 	}
 	/* everything, credits too: what a deleted tenant of this slot left
-	 * (its D_m, its pool) must not judge the new one's first requests */
+	 * (its D_m, its pool, its cap) must not judge the new one's first
+	 * requests; then its view, ACTIVE, before any port names it */
 	hg_publish_settings(reg, slot, ~0u);
 	hg_refill_publish_cap(reg, slot);
 	hg_refill_start(reg, slot);
-	if (c->port_hi != 0) {
-		tn->port_lo = c->port_lo;
-		tn->port_hi = c->port_hi;
-		for (p = c->port_lo; p <= c->port_hi; p++)
-			port_map_set(reg, p, HG_PORT_ENTRY(slot, -1));
+	if ((rc = hg_publish_state(reg, slot, HG_TENANT_ACTIVE)) < 0) {
+		ERR("out of memory for the tenant's view");
+		t->state = HG_TENANT_FREE;
+		free_tenant(reg, slot);
+		pthread_mutex_unlock(&reg->lock);
+		return rc;
 	}
+	if (c->port_hi != 0)
+		for (p = c->port_lo; p <= c->port_hi; p++)
+			hg_publish_port(reg, p, HG_PORT_ENTRY(slot, -1));
 	steer_ports(reg, t);
 	__atomic_fetch_add(&reg->dp->rxq_tenants[t->rx_queue], 1, __ATOMIC_RELEASE);
-	hg_publish_state(reg, slot, HG_TENANT_ACTIVE);
 	hg_aset_add(&reg->dp->active, (unsigned)slot);
 	__atomic_fetch_add(&reg->dp->n_active, 1, __ATOMIC_RELEASE);
 	hg_tset_add(&reg->awake, (unsigned)slot);
@@ -390,6 +385,7 @@ hg_tenant_update(struct hg_registry *reg, int slot, const struct hg_tenant_cfg *
 {
 	const struct hg_setting *fixed;
 	char why[HG_ERR_LEN - HG_NAME_MAX - 10];
+	struct hg_tenant_cfg old;
 	unsigned what;
 	int rc;
 
@@ -406,10 +402,16 @@ hg_tenant_update(struct hg_registry *reg, int slot, const struct hg_tenant_cfg *
 	if (!sessions_fit(reg, slot, c, err))
 		return -ENOSPC;
 	pthread_mutex_lock(&reg->lock);
+	old = reg->t[slot].cfg;
 	reg->t[slot].cfg = *c;
-	hg_publish_settings(reg, slot, what);
-	if (what & HG_TCFG_PUB_BUDGET)
-		hg_refill_publish_cap(reg, slot);
+	if ((rc = hg_publish_settings(reg, slot, what)) < 0) {
+		/* the cores keep the old view: so do we */
+		reg->t[slot].cfg = old;
+		hg_publish_settings(reg, slot, what & HG_TCFG_PUB_STEER);
+		pthread_mutex_unlock(&reg->lock);
+		ERR("tenant %s: out of memory for its new view", reg->t[slot].name);
+		return rc;
+	}
 	hg_tset_add(&reg->awake, (unsigned)slot);
 	if (what & (HG_TCFG_PUB_STEER | HG_TCFG_PUB_CORE))
 		hg_core_touch(reg, slot);
@@ -460,7 +462,6 @@ hg_tenant_del(struct hg_registry *reg, const char *name, char *err)
 {
 	int slot = hg_tenant_find(reg, name);
 	struct hg_tenant_sp *t;
-	struct hg_tenant *tn;
 	uint32_t p, apps;
 
 	if (slot < 0) {
@@ -468,7 +469,6 @@ hg_tenant_del(struct hg_registry *reg, const char *name, char *err)
 		return -ENOENT;
 	}
 	t = &reg->t[slot];
-	tn = &reg->dp->tenant[slot];
 	apps = hg_tenant_apps(t);
 	if (apps > 0) {
 		ERR("tenant '%s' has %u attached app%s; stop %s first", name, apps,
@@ -478,13 +478,13 @@ hg_tenant_del(struct hg_registry *reg, const char *name, char *err)
 	if (!cmd_room(reg, err))
 		return -EAGAIN;
 	pthread_mutex_lock(&reg->lock);
-	if (tn->port_hi != 0)
-		for (p = tn->port_lo; p <= tn->port_hi; p++)
-			port_map_set(reg, p, 0);
+	if (t->cfg.port_hi != 0)
+		for (p = t->cfg.port_lo; p <= t->cfg.port_hi; p++)
+			hg_publish_port(reg, p, 0);
 	hg_flow_remove(reg->dp, t->flow);
 	t->flow = NULL;
 	__atomic_fetch_sub(&reg->dp->rxq_tenants[t->rx_queue], 1, __ATOMIC_RELEASE);
-	hg_publish_state(reg, slot, HG_TENANT_DYING);
+	(void)hg_publish_state(reg, slot, HG_TENANT_DYING);	/* no memory */
 	hg_aset_del(&reg->dp->active, (unsigned)slot);
 	__atomic_fetch_sub(&reg->dp->n_active, 1, __ATOMIC_RELEASE);
 	hg_cg_tenant_gone(name);
@@ -587,7 +587,8 @@ hg_app_ctx_open(struct hg_registry *reg, int slot, int app, uint32_t *ctx_out,
 {
 	struct hg_tenant_sp *t = &reg->t[slot];
 	struct hg_tenant *tn = &reg->dp->tenant[slot];
-	struct hg_app_route *r = &tn->route[app];
+	struct hg_ctx_map *m = &t->map;
+	struct hg_app_route *r = &m->route[app];
 	struct hg_ctx_shm *cs;
 	uint32_t ctx;
 	int rc, bell;
@@ -621,12 +622,20 @@ hg_app_ctx_open(struct hg_registry *reg, int slot, int app, uint32_t *ctx_out,
 	memset(cs, 0, sizeof(*cs));
 	cs->app = (uint32_t)app;
 	cs->state = HG_CTX_OPEN;
-	tn->ctx_app[ctx] = (uint8_t)app;
-	/* entries first, counts after: a core reads the count, then entries */
-	tn->live_ctx[tn->n_live] = (uint8_t)ctx;
-	__atomic_store_n(&tn->n_live, tn->n_live + 1, __ATOMIC_RELEASE);
-	r->ctx[r->n_ctx] = (uint8_t)ctx;
-	__atomic_store_n(&r->n_ctx, r->n_ctx + 1, __ATOMIC_RELEASE);
+	RTE_ASSERT(m->n_live < HG_MAX_CTX && r->n_ctx < HG_MAX_CTX);
+	m->ctx_app[ctx] = (uint8_t)app;
+	m->live_ctx[m->n_live++] = (uint8_t)ctx;
+	r->ctx[r->n_ctx++] = (uint8_t)ctx;
+	if ((rc = hg_publish_view(reg, slot)) < 0) {
+		m->n_live--;
+		r->n_ctx--;
+		cs->state = HG_CTX_FREE;
+		t->ctx_used[ctx] = 0;
+		t->app[app].n_ctx--;
+		close_bell(tn, ctx);
+		ERR("out of memory for the tenant's view");
+		return rc;
+	}
 	*ctx_out = ctx;
 	*bell_out = bell;
 	return 0;
@@ -655,7 +664,7 @@ hg_app_bind(struct hg_registry *reg, int slot, int app, uint32_t port, char *err
 		    (int)reg->t[slot].app[owner].pid);
 		return -EADDRINUSE;
 	}
-	port_map_set(reg, port, HG_PORT_ENTRY(slot, app));
+	hg_publish_port(reg, port, HG_PORT_ENTRY(slot, app));
 	return 0;
 }
 
@@ -680,24 +689,30 @@ send_reclaim(struct hg_registry *reg, int slot, int app)
 void
 hg_app_detach(struct hg_registry *reg, int slot, int app)
 {
-	struct hg_tenant *tn = &reg->dp->tenant[slot];
-	struct hg_app_sp *a = &reg->t[slot].app[app];
+	struct hg_tenant_sp *t = &reg->t[slot];
+	struct hg_ctx_map *m = &t->map;
+	struct hg_app_sp *a = &t->app[app];
 	uint32_t p, k, n = 0;
 
 	pthread_mutex_lock(&reg->lock);
-	if (tn->port_hi != 0)
-		for (p = tn->port_lo; p <= tn->port_hi; p++)
+	if (t->cfg.port_hi != 0)
+		for (p = t->cfg.port_lo; p <= t->cfg.port_hi; p++)
 			if (HG_PORT_APP(reg->dp->port_map[p]) == app)
-				port_map_set(reg, p, HG_PORT_ENTRY(slot, -1));
-	__atomic_store_n(&tn->route[app].n_ctx, 0, __ATOMIC_RELEASE);
+				hg_publish_port(reg, p, HG_PORT_ENTRY(slot, -1));
+	m->route[app].n_ctx = 0;
 	for (k = 0; k < HG_MAX_CTX; k++)
-		if (reg->t[slot].ctx_used[k] && tn->ctx_app[k] == app)
+		if (t->ctx_used[k] && m->ctx_app[k] == app)
 			hg_core_forget(reg, slot, k);
 	hg_core_app_gone(reg, slot, app);
-	for (k = 0; k < tn->n_live; k++)
-		if (tn->ctx_app[tn->live_ctx[k]] != app)
-			tn->live_ctx[n++] = tn->live_ctx[k];
-	__atomic_store_n(&tn->n_live, n, __ATOMIC_RELEASE);
+	for (k = 0; k < m->n_live; k++)
+		if (m->ctx_app[m->live_ctx[k]] != app)
+			m->live_ctx[n++] = m->live_ctx[k];
+	m->n_live = n;
+	/* the cores must see it gone before they take its buffers back
+	 * (hg_publish_view keeps a spare view for this) */
+	if (hg_publish_view(reg, slot) < 0)
+		HG_LOG(ERR, "tenant %s: out of memory for a view without app %d",
+		       t->name, app);
 	a->reclaiming = 1;
 	send_reclaim(reg, slot, app);
 	hg_tset_add(&reg->pending, (unsigned)slot);
@@ -715,7 +730,7 @@ finish_app(struct hg_registry *reg, int slot, int app)
 	uint32_t ctx;
 
 	for (ctx = 0; ctx < HG_MAX_CTX; ctx++) {
-		if (t->ctx_used[ctx] && tn->ctx_app[ctx] == app) {
+		if (t->ctx_used[ctx] && t->map.ctx_app[ctx] == app) {
 			tn->ctx_shm[ctx].state = HG_CTX_FREE;
 			t->ctx_used[ctx] = 0;
 			close_bell(tn, ctx);
@@ -747,7 +762,7 @@ hg_registry_poll(struct hg_registry *reg)
 				left++;
 		}
 		if (t->releasing && cores_done(reg, t->target)) {
-			hg_publish_state(reg, i, HG_TENANT_FREE);
+			(void)hg_publish_state(reg, i, HG_TENANT_FREE);	/* no memory */
 			free_tenant(reg, i);
 			left = 0;
 		} else if (t->releasing) {
@@ -756,6 +771,7 @@ hg_registry_poll(struct hg_registry *reg)
 		if (left == 0)
 			hg_tset_del(&reg->pending, (unsigned)i);
 	}
+	hg_publish_reclaim(reg);
 	pthread_mutex_unlock(&reg->lock);
 }
 
@@ -768,6 +784,7 @@ hg_registry_fini(struct hg_registry *reg)
 	for (i = 0; i < HG_MAX_TENANTS; i++)
 		if (reg->t[i].used)
 			free_tenant(reg, (int)i);
+	hg_publish_fini(reg);
 	hg_core_fini(reg);
 	pthread_mutex_destroy(&reg->lock);
 }

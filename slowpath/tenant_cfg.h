@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../fastpath/tenant_pub.h"	/* HG_WEIGHT_ONE */
+#include "../fastpath/tenant_view.h"	/* HG_WEIGHT_ONE */
 #include "settings.h"
 
 /* Preemption of long requests: only when short ones wait (Synergy), or

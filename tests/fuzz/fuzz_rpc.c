@@ -44,7 +44,7 @@ frame_in(struct hg_dp *dp, struct hg_fp_core *c, const uint8_t *b, size_t n,
 
 	memcpy(f, b, n);
 	if (hg_parse(f, (uint32_t)n, FUZZ_IP, &p) != HG_PKT_UDP ||
-	    !hg_rpc_is_port(&dp->pub[0], p.dst_port))
+	    !hg_rpc_is_port(hg_view(dp, 0), p.dst_port))
 		return;
 	if (hg_rpc_admit(dp, c, 0, f, &p, &reply, &s) == HG_RPC_ADMIT && cancel)
 		hg_rpc_cancel(s);
@@ -55,13 +55,15 @@ frame_in(struct hg_dp *dp, struct hg_fp_core *c, const uint8_t *b, size_t n,
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const struct hg_tenant_view view = { .state = HG_TENANT_ACTIVE,
+		.rpc_lo = 7000, .rpc_hi = 7009, .sess_quota = 64,
+		.dt_tsc = 100, .ddrop_tsc = 200 };
 	struct hg_dp *dp = fuzz_env();
 	struct hg_fp_core *c = &dp->core[0];
 	size_t off = 0;
 
-	dp->pub[0] = (struct hg_tenant_pub){ .state = HG_TENANT_ACTIVE,
-		.rpc_lo = 7000, .rpc_hi = 7009, .sess_quota = 64, .pool = 16,
-		.dt_tsc = 100, .ddrop_tsc = 200 };
+	dp->view[0] = &view;
+	dp->tenant_live[0] = (struct hg_tenant_live){ .pool = 16 };
 	/* records: kind, length, bytes */
 	while (off + 2 <= size) {
 		uint8_t kind = data[off];
@@ -89,9 +91,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 3:		/* the slow path publishes new numbers */
 			if (n >= 16) {
-				memcpy(&dp->pub[0].pool, buf, 8);
-				memcpy(&dp->pub[0].dm_tsc, buf + 8, 8);
-				dp->pub[0].pool %= HG_CREDIT_POOL_MAX;
+				memcpy(&dp->tenant_live[0].pool, buf, 8);
+				memcpy(&dp->tenant_live[0].dm_tsc, buf + 8, 8);
+				dp->tenant_live[0].pool %= HG_CREDIT_POOL_MAX;
 			}
 			break;
 		}

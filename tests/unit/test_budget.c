@@ -104,15 +104,18 @@ Test(refill, the_core_tops_up_by_itself_between_ticks)
 
 Test(drr, slack_lottery_follows_weights)
 {
-	static struct hg_tenant_pub wq[HG_MAX_TENANTS];
+	static struct hg_tenant_view v[HG_MAX_TENANTS];
+	static const struct hg_tenant_view *wq[HG_MAX_TENANTS];
 	static int n[HG_MAX_TENANTS];
 	struct hg_tset s = { 0 }, none = { 0 };
 	uint64_t rng = 7;
 	int i;
 
-	wq[1].weight = 300;
-	wq[4000].weight = 100;
-	wq[9].weight = 900;	/* not in the set */
+	for (i = 0; i < (int)HG_MAX_TENANTS; i++)
+		wq[i] = &v[i];
+	v[1].weight = 300;
+	v[4000].weight = 100;
+	v[9].weight = 900;	/* not in the set */
 	hg_tset_add(&s, 1);
 	hg_tset_add(&s, 4000);
 	for (i = 0; i < 40000; i++)
@@ -238,7 +241,8 @@ setup(void)
 	reg->dp = dp;
 	for (int i = 0; i < 2; i++) {
 		reg->t[i].used = 1;
-		reg->t[i].cfg.cap = dp->pub[i].cap = 15000;
+		reg->t[i].state = HG_TENANT_ACTIVE;
+		reg->t[i].cfg.cap = 15000;
 		dp->core[0].t[i].bud.last = dp->core[1].t[i].bud.last = T0;
 	}
 	reg->t[0].cfg.weight = 3 * HG_WEIGHT_ONE;
@@ -246,17 +250,22 @@ setup(void)
 	changed();
 }
 
-/* What the control path does after a tenant set. */
+/* What the control path does after a tenant set: the cores get a view
+ * with the new settings (no qsbr here: the old one goes at once), and the
+ * slow path's ticks look at the tenants. */
 static void
 changed(void)
 {
-	hg_tset_add(&reg->awake, 0);
-	hg_tset_add(&reg->awake, 1);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(hg_publish_settings(reg, i, HG_TCFG_PUB_BUDGET), 0);
+		hg_tset_add(&reg->awake, (unsigned)i);
+	}
 }
 
 static void
 teardown(void)
 {
+	hg_publish_fini(reg);
 	hg_dp_free(dp);
 	free(reg);
 }
@@ -304,7 +313,7 @@ Test(tick, an_idle_tenants_budget_never_exceeds_its_cap)
 	}
 	cr_assert_eq(left(0, 0, now), 15000);
 	cr_assert(!hg_tset_has(&reg->awake, 0), "a full, quiet tenant settles");
-	reg->t[0].cfg.cap = dp->pub[0].cap = 4000;		/* lowered live */
+	reg->t[0].cfg.cap = 4000;		/* lowered live */
 	changed();
 	hg_refill_tick(reg, &r, now, 1000);
 	cr_assert_eq(left(0, 0, now), 4000);
@@ -330,15 +339,16 @@ Test(tick, a_settling_tenant_publishes_its_credit_settings)
 						   .dt_us = 2000, .ddrop_us = 5000 };
 	reg->t[0].pool = HG_CREDIT_MAX_SESSION;
 	reg->t[0].dm_tsc = 777;				/* from before it slept */
-	dp->pub[0].dm_tsc = 777;
-	dp->pub[0].ddrop_tsc = 100000;
+	dp->tenant_live[0].dm_tsc = 777;
+	/* the set: D_t and D_drop are in the view the set publishes */
+	cr_assert_eq(hg_publish_settings(reg, 0, HG_TCFG_PUB_CREDIT), 0);
+	cr_assert_eq(hg_view(dp, 0)->ddrop_tsc, 5000u * 1000);
+	cr_assert_eq(hg_view(dp, 0)->dt_tsc, 2000u * 1000);
 	hg_refill_init(&r, T0);
 	hg_refill_tick(reg, &r, T0 + 1000, 1000);
 	cr_assert(!hg_tset_has(&reg->awake, 0), "full and quiet: settled");
-	cr_assert_eq(dp->pub[0].ddrop_tsc, 5000u * 1000);
-	cr_assert_eq(dp->pub[0].dt_tsc, 2000u * 1000);
-	cr_assert_eq(dp->pub[0].dm_tsc, 0);
-	cr_assert_eq(dp->pub[0].pool, HG_CREDIT_MAX_SESSION);
+	cr_assert_eq(dp->tenant_live[0].dm_tsc, 0);
+	cr_assert_eq(dp->tenant_live[0].pool, HG_CREDIT_MAX_SESSION);
 	for (int c = 0; c < 2; c++) {
 		dp->core[c].sess = NULL;
 		free(ss[c]);
@@ -382,8 +392,9 @@ Test(tick, the_cap_follows_the_measured_cost_per_datagram)
 	work(100, 50000);
 	hg_refill_tick(reg, &r, T0 + 1000, 1000);
 	cr_assert_eq(reg->t[0].cost, 50000);
-	cr_assert_eq(dp->pub[0].cap, 2 * HG_BATCH * 50000, "two batches of it");
-	cr_assert_eq(hg_refill_cap(&reg->t[0]), dp->pub[0].cap);
+	cr_assert_eq(hg_tenant_cap(dp, 0, hg_view(dp, 0)), 2 * HG_BATCH * 50000,
+		     "two batches of it");
+	cr_assert_eq(hg_refill_cap(&reg->t[0]), hg_tenant_cap(dp, 0, hg_view(dp, 0)));
 	work(100, 10000);			/* cheaper now: the average moves */
 	hg_refill_tick(reg, &r, T0 + 2000, 1000);
 	cr_assert_eq(reg->t[0].cost, (3 * 50000 + 10000) / 4);
@@ -396,7 +407,8 @@ Test(tick, the_cap_follows_the_measured_cost_per_datagram)
 	cr_assert_eq(hg_refill_cap(&reg->t[0]), 50000000);
 	hg_cfg.cap_batches = 0;			/* off: the configured cap */
 	cr_assert_eq(hg_refill_cap(&reg->t[0]), 9000000);
-	cr_assert_eq(dp->pub[1].cap, 15000, "a tenant with no traffic keeps its cap");
+	cr_assert_eq(hg_tenant_cap(dp, 1, hg_view(dp, 1)), 15000,
+		     "a tenant with no traffic keeps its cap");
 }
 
 /* A core that is saturated by two backlogged tenants, simulated with the
@@ -413,9 +425,7 @@ simulate(double w0, double w1, int protect, uint64_t served[2])
 
 	reg->t[0].cfg.weight = (uint32_t)(w0 * HG_WEIGHT_ONE);
 	reg->t[1].cfg.weight = (uint32_t)(w1 * HG_WEIGHT_ONE);
-	hg_publish_settings(reg, 0, HG_TCFG_PUB_BUDGET);
-	hg_publish_settings(reg, 1, HG_TCFG_PUB_BUDGET);
-	reg->t[0].cfg.cap = reg->t[1].cfg.cap = dp->pub[0].cap = dp->pub[1].cap = 100000;
+	reg->t[0].cfg.cap = reg->t[1].cfg.cap = 100000;
 	hg_refill_init(&r, T0);
 	served[0] = served[1] = 0;
 	struct hg_tset work = { 0 };
@@ -433,7 +443,7 @@ simulate(double w0, double w1, int protect, uint64_t served[2])
 		/* SCHED's choice (sched.c): the next funded tenant round robin;
 		 * a weighted draw when none is funded; anyone unprotected */
 		if (protect && !f[0] && !f[1]) {
-			t = hg_lottery(&work, dp->pub, &rng);
+			t = hg_lottery(&work, dp->view, &rng);
 		} else {
 			t = hg_tset_next(&work, rr);
 			if (protect && !f[t])

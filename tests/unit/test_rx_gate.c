@@ -14,6 +14,7 @@
 
 static struct hg_dp *dp;
 static struct hg_fp_core *c;
+static struct hg_tenant_view view[2];
 
 static void
 setup(void)
@@ -24,8 +25,10 @@ setup(void)
 	c->tsc_us = US;
 	c->now = T0;
 	for (int t = 0; t < 2; t++) {
-		dp->pub[t].cap = 1000000;
-		dp->pub[t].rate = HG_RATE_ONE / 4;
+		view[t] = (struct hg_tenant_view){ .state = HG_TENANT_ACTIVE,
+						   .quantum = 1000000 };
+		dp->view[t] = &view[t];
+		dp->tenant_live[t].rate = HG_RATE_ONE / 4;
 		c->t[t].bud = (struct hg_budget){ .granted = 1000000, .last = T0 };
 	}
 	/* the flood's budget is spent */

@@ -9,6 +9,7 @@
 
 static struct hg_dp *dp;
 static struct hg_fp_core *c;
+static struct hg_tenant_view view[16];
 
 static void
 setup(void)
@@ -19,8 +20,9 @@ setup(void)
 	c->now = 1000;
 	c->rng = 12345;
 	for (int t = 0; t < 16; t++) {
-		dp->pub[t].cap = 100000;
-		dp->pub[t].weight = 100;
+		view[t] = (struct hg_tenant_view){ .state = HG_TENANT_ACTIVE,
+						   .quantum = 100000, .weight = 100 };
+		dp->view[t] = &view[t];
 		c->t[t].bud = (struct hg_budget){ .granted = 50000, .last = 1000 };
 	}
 }
@@ -76,7 +78,7 @@ Test(sched_pick, an_unfunded_tenant_is_passed_over_and_counted)
 	cr_assert_eq(lap(5, 0, out), 3);
 	cr_assert_eq(c->t[9].throttles[HG_PT_SCHED], 1);
 	/* a budget refills with time: funded again once its debt is paid */
-	dp->pub[9].rate = HG_RATE_ONE;
+	dp->tenant_live[9].rate = HG_RATE_ONE;
 	c->now += 20000;
 	cr_assert_eq(lap(5, 1, out), 3);
 }
@@ -87,8 +89,8 @@ Test(sched_pick, slack_goes_by_weight_when_nobody_is_funded)
 
 	hg_tset_add(&c->pend, 1);
 	hg_tset_add(&c->pend, 2);
-	dp->pub[1].weight = 300;
-	dp->pub[2].weight = 100;
+	view[1].weight = 300;
+	view[2].weight = 100;
 	c->t[1].bud.consumed = c->t[2].bud.consumed = 60000;
 	cr_assert(!hg_sched_any_funded(dp, c));
 	for (i = 0; i < 40000; i++)

@@ -14,6 +14,7 @@
 #include <pthread.h>
 
 #include "../../fastpath/dp.h"
+#include "../../slowpath/registry.h"
 
 #define ROUNDS 20000
 
@@ -104,7 +105,7 @@ Test(shared, every_mark_is_taken_by_the_collector)
 /* ---- a budget: the core's three words, the slow path's rate and cap ---- */
 
 static struct hg_budget bud;
-static struct hg_tenant_pub pub;
+static struct hg_tenant_live pub;
 static int slow_in, core_done;
 
 static void *
@@ -118,7 +119,7 @@ core_side(void *arg)
 		;
 	for (i = 0; i < ROUNDS; i++, now += 100) {
 		int64_t left = hg_budget_left(&bud, __atomic_load_n(&pub.rate, __ATOMIC_RELAXED),
-					      __atomic_load_n(&pub.cap, __ATOMIC_RELAXED), now);
+					      __atomic_load_n(&pub.cap_auto, __ATOMIC_RELAXED), now);
 
 		if (left > 0)
 			hg_budget_charge(&bud, 50);
@@ -134,15 +135,97 @@ Test(shared, the_slow_path_peeks_at_a_budget_the_core_writes)
 	int64_t left;
 
 	__atomic_store_n(&pub.rate, HG_RATE_ONE / 2, __ATOMIC_RELAXED);
-	__atomic_store_n(&pub.cap, cap, __ATOMIC_RELAXED);
+	__atomic_store_n(&pub.cap_auto, cap, __ATOMIC_RELAXED);
 	cr_assert_eq(pthread_create(&c, NULL, core_side, NULL), 0);
 	while (!__atomic_load_n(&core_done, __ATOMIC_ACQUIRE)) {
 		left = hg_budget_peek(&bud, HG_RATE_ONE / 2, 20000, 1ull << 40);
 		/* a torn read would show as a budget far outside the caps */
 		cr_assert(left <= 20000 && left > -100000, "%ld", (long)left);
 		cap = cap == 15000 ? 20000 : 15000;
-		__atomic_store_n(&pub.cap, cap, __ATOMIC_RELAXED);
+		__atomic_store_n(&pub.cap_auto, cap, __ATOMIC_RELAXED);
 		__atomic_store_n(&slow_in, 1, __ATOMIC_RELEASE);
 	}
 	pthread_join(c, NULL);
+}
+
+/* ---- a tenant's view: the slow path publishes new ones while a core
+ * reads (publish.c, tenant_view.h) ---- */
+
+#include <rte_rcu_qsbr.h>
+
+#include "../../slowpath/publish.h"
+
+static struct hg_registry *vreg;
+static int views_done;
+static unsigned views_seen;
+static const char *view_bad;	/* what the core found wrong, if anything */
+
+/* A core: reads tenant 0's view in each pass and reports a quiescent
+ * point between passes, as loop.c does. A view is one whole: every
+ * setting it holds was published together. */
+static void *
+core_reads_views(void *arg)
+{
+	struct hg_dp *dp = vreg->dp;
+	const struct hg_tenant_view *v;
+
+	(void)arg;
+	rte_rcu_qsbr_thread_online(dp->qs, 0);
+	while (!__atomic_load_n(&views_done, __ATOMIC_ACQUIRE) && view_bad == NULL) {
+		rte_rcu_qsbr_quiescent(dp->qs, 0);
+		v = hg_view(dp, 0);
+		if (v->state == HG_TENANT_ACTIVE) {
+			if (v->quantum != 1000u * v->weight)
+				view_bad = "a torn view";
+			else if (v->rpc_lo != v->rpc_hi)
+				view_bad = "a torn port range";
+			else if (v->map.n_live != v->weight % HG_MAX_CTX)
+				view_bad = "a torn context map";
+			views_seen++;
+		}
+		__atomic_store_n(&slow_in, 1, __ATOMIC_RELEASE);
+	}
+	rte_rcu_qsbr_thread_offline(dp->qs, 0);
+	return NULL;
+}
+
+Test(shared, a_core_sees_whole_views_and_the_old_ones_are_freed_after_it_passed)
+{
+	size_t sz = rte_rcu_qsbr_get_memsize(1);
+	pthread_t core;
+	unsigned i;
+
+	vreg = calloc(1, sizeof(*vreg));
+	cr_assert(vreg != NULL);
+	vreg->dp = hg_dp_new(1);
+	cr_assert(vreg->dp != NULL);
+	vreg->dp->qs = calloc(1, sz);
+	cr_assert(vreg->dp->qs != NULL && rte_rcu_qsbr_init(vreg->dp->qs, 1) == 0);
+	cr_assert_eq(rte_rcu_qsbr_thread_register(vreg->dp->qs, 0), 0);
+	vreg->t[0].state = HG_TENANT_ACTIVE;
+	cr_assert_eq(pthread_create(&core, NULL, core_reads_views, NULL), 0);
+	while (!__atomic_load_n(&slow_in, __ATOMIC_ACQUIRE))
+		;
+	for (i = 1; i <= ROUNDS / 4; i++) {
+		struct hg_tenant_sp *t = &vreg->t[0];
+
+		t->cfg.weight = i;
+		t->cfg.cap = 1000u * i;
+		t->cfg.credit.rpc_lo = t->cfg.credit.rpc_hi = i % 65536;
+		t->map.n_live = i % HG_MAX_CTX;
+		cr_assert_eq(hg_publish_view(vreg, 0), 0);
+		hg_publish_reclaim(vreg);
+		cr_assert(vreg->n_retired <= HG_RETIRED_MAX, "bounded: a full list waits");
+	}
+	__atomic_store_n(&views_done, 1, __ATOMIC_RELEASE);
+	pthread_join(core, NULL);
+	cr_assert(view_bad == NULL, "%s", view_bad);
+	cr_assert(views_seen > 0);
+	hg_publish_reclaim(vreg);
+	cr_assert_eq(vreg->n_retired, 0, "once the core is offline, all go");
+	hg_publish_fini(vreg);
+	free(vreg->dp->qs);
+	vreg->dp->qs = NULL;
+	hg_dp_free(vreg->dp);
+	free(vreg);
 }

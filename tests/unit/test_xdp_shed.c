@@ -18,6 +18,7 @@
 
 static struct hg_dp *dp;
 static struct hg_fp_core *c;
+static struct hg_tenant_view view[2];
 static uint64_t *shed;
 
 static void
@@ -34,9 +35,10 @@ setup(void)
 	c->n_rxq = 1;
 	c->rxq[0].dev_queue = DEV_QUEUE;
 	for (int t = 0; t < 2; t++) {
-		dp->pub[t].cap = 1000000;
-		dp->pub[t].rate = HG_RATE_ONE / 4;
-		dp->pub[t].state = HG_TENANT_ACTIVE;
+		view[t] = (struct hg_tenant_view){ .state = HG_TENANT_ACTIVE,
+						   .quantum = 1000000 };
+		dp->view[t] = &view[t];
+		dp->tenant_live[t].rate = HG_RATE_ONE / 4;
 		c->t[t].bud = (struct hg_budget){ .granted = 1000000, .last = T0 };
 	}
 	c->t[FLOOD].bud.consumed = 1500000;	/* spent */
@@ -138,7 +140,7 @@ Test(xdp_shed, a_full_ring_marks_for_a_while)
 	c->rx_mixed = c->now;
 	cr_assert_eq(hg_xdp_review(dp, c), 1, "then RX looks again");
 	cr_assert_eq(word(VICTIM), 0);
-	dp->pub[VICTIM].rpc_lo = dp->pub[VICTIM].rpc_hi = 7000;
+	view[VICTIM].rpc_lo = view[VICTIM].rpc_hi = 7000;
 	hg_xdp_mark_full(dp, c, 0, VICTIM);
 	cr_assert_eq(word(VICTIM), 0, "an RPC client is owed a reject");
 }
