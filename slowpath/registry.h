@@ -74,10 +74,11 @@ struct hg_retired {
 
 /* What the control sockets' bounds turned away (design.md §11). */
 struct hg_ctl_counters {
-	uint32_t conns[2];		/* open now: operator, app */
+	uint64_t conns[2];		/* open now: operator, app */
 	uint64_t conns_refused;
 	uint64_t accept_errors;
 	uint64_t commands_refused;
+	uint64_t attach_refused;	/* all tenants' */
 	uint64_t reads_paused;
 	uint64_t uid_refused;		/* over max-app-conns-per-uid/-guest */
 	uint64_t idle_closed;		/* never attached in attach-timeout-ms */
@@ -94,7 +95,6 @@ struct hg_registry {
 	 * telemetry thread while it reads them; never by a fast-path core */
 	pthread_mutex_t lock;
 	uint64_t cmd_sent[HG_MAX_FP_CORES];
-	uint64_t attach_refused;	/* all tenants, for the control stats */
 	struct hg_ctl_counters ctl;
 	/* The tenants the slow path's ticks walk (refill, credits, timer):
 	 * those a core marked as worked for, or the control path changed,

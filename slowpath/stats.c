@@ -6,6 +6,7 @@
 #include <rte_cycles.h>
 #include <rte_telemetry.h>
 
+#include "../proto/counters.h"
 #include "config.h"
 #include "log.h"
 #include "credit_pool.h"
@@ -44,6 +45,57 @@ counters(struct hg_arena *a, const uint64_t *v, const char *const *names,
 	return c;
 }
 
+/* ---- the counter tables (proto/counters.h) ---- */
+
+/* A row as the daemon reads it: the name, and where in its record. */
+struct counter_at {
+	const char *name;
+	size_t off;
+};
+
+#define CORE_AT(field, name, unit, help) { #name, offsetof(struct hg_fp_core, field) },
+#define TENANT_AT(field, name, unit, help) { #name, offsetof(struct hg_fp_tenant, field) },
+#define CONTROL_AT(field, name, unit, help) \
+	{ #name, offsetof(struct hg_ctl_counters, field) },
+
+static const struct counter_at core_at[] = { HG_CORE_COUNTERS(CORE_AT) };
+static const struct counter_at tenant_at[] = { HG_TENANT_COUNTERS(TENANT_AT) };
+static const struct counter_at control_at[] = { HG_CONTROL_COUNTERS(CONTROL_AT) };
+
+/* every field a row names is read as a uint64_t */
+#define IS_U64(rec, field) \
+	_Static_assert(__builtin_types_compatible_p(__typeof__(((rec *)0)->field), \
+						    uint64_t), #field " is a uint64_t");
+#define CORE_U64(field, name, unit, help) IS_U64(struct hg_fp_core, field)
+#define TENANT_U64(field, name, unit, help) IS_U64(struct hg_fp_tenant, field)
+#define CONTROL_U64(field, name, unit, help) IS_U64(struct hg_ctl_counters, field)
+HG_CORE_COUNTERS(CORE_U64)
+HG_TENANT_COUNTERS(TENANT_U64)
+HG_CONTROL_COUNTERS(CONTROL_U64)
+
+static uint64_t
+read_at(const void *rec, size_t off)
+{
+	return __atomic_load_n((const uint64_t *)((const char *)rec + off),
+			       __ATOMIC_RELAXED);
+}
+
+/* Every row of a table, read from its record rec. */
+static Hg__Counter **
+table(struct hg_arena *a, const struct counter_at *at, size_t rows, const void *rec)
+{
+	Hg__Counter **c = hg_arena_alloc(a, rows * sizeof(*c));
+	size_t i;
+
+	for (i = 0; c && i < rows; i++) {
+		if ((c[i] = NEW(a, Hg__Counter, counter)) == NULL)
+			return NULL;
+		c[i]->name = (char *)at[i].name;
+		c[i]->value = read_at(rec, at[i].off);
+	}
+	return c;
+}
+
 static Hg__PointStats *
 point(struct hg_arena *a, const struct hg_fp_tenant *ft, enum hg_point pt)
 {
@@ -64,18 +116,11 @@ credits_info(struct hg_arena *a, const struct hg_registry *reg, unsigned slot)
 {
 	const struct hg_tenant_sp *t = &reg->t[slot];
 	Hg__Credits *c = NEW(a, Hg__Credits, credits);
-	uint32_t cc;
 
 	if (c == NULL)
 		return NULL;
 	c->pool = (uint64_t)t->pool;
 	c->sessions = hg_credit_sessions(reg, (int)slot, &c->drained, &c->issued);
-	for (cc = 0; cc < reg->dp->n_cores; cc++) {
-		c->credit_updates += LOAD(reg->dp->core[cc].t[slot].credit_updates);
-		c->granted += LOAD(reg->dp->core[cc].t[slot].credits_granted);
-		c->sessions_trimmed += LOAD(reg->dp->core[cc].t[slot].sessions_trimmed);
-	}
-	c->has_granted = c->has_sessions_trimmed = 1;
 	c->dm_us = (double)t->dm_tsc * 1e6 / (double)rte_get_tsc_hz();
 	c->has_withheld_budget = c->has_withheld_delay = c->has_budget_cuts = 1;
 	c->withheld_budget = (uint64_t)t->withheld_budget;
@@ -334,18 +379,14 @@ tenant_stats(struct hg_registry *reg, unsigned slot,
 		cs->budget = hg_budget_peek(&ft->bud, LOAD(reg->dp->tenant_live[slot].rate),
 					    hg_refill_cap(&reg->t[slot]), now);
 		cs->debt = cs->budget < 0 ? (uint64_t)-cs->budget : 0;
-		cs->has_doorbells = 1;
-		cs->doorbells = LOAD(ft->doorbells);
-		cs->has_doorbell_cycles = 1;
-		cs->doorbell_cycles = LOAD(ft->doorbell_cycles);
-		cs->has_drop_cycles = 1;
-		cs->drop_cycles = LOAD(ft->drop_cycles);
+		cs->counters = table(a, tenant_at, RTE_DIM(tenant_at), ft);
+		cs->n_counters = RTE_DIM(tenant_at);
 		cs->rx = point(a, ft, HG_PT_RX);
 		cs->tx = point(a, ft, HG_PT_TX);
 		cs->sched = point(a, ft, HG_PT_SCHED);
 		cs->drops = counters(a, ft->drops, hg_tenant_drop_names, HG_TDROP_N);
 		cs->n_drops = HG_TDROP_N;
-		if (!cs->rx || !cs->tx || !cs->sched || !cs->drops)
+		if (!cs->rx || !cs->tx || !cs->sched || !cs->drops || !cs->counters)
 			return NULL;
 		ts->cores[c] = cs;
 	}
@@ -386,30 +427,15 @@ core_stats(const struct hg_fp_core *fc, struct hg_arena *a)
 	if (cs == NULL)
 		return NULL;
 	cs->core = fc->idx;
-	cs->unattributed_cycles = LOAD(fc->unattributed);
-	cs->has_preempted_cycles = 1;
-	cs->preempted_cycles = LOAD(fc->preempted);
-	cs->has_xdp_marks = 1;
-	cs->xdp_marks = LOAD(fc->xdp_marks);
-	cs->busy_passes = LOAD(fc->busy_passes);
-	cs->has_busy_cycles = 1;
-	cs->busy_cycles = LOAD(fc->busy_cycles);
-	cs->has_busy_pmd_cycles = 1;
-	cs->busy_pmd_cycles = LOAD(fc->busy_pmd_cycles);
-	cs->has_flushes = 1;
-	cs->flushes = LOAD(fc->flushes);
-	cs->idle_passes = LOAD(fc->idle_passes);
-	cs->has_naps = cs->has_nap_wakes = cs->has_rx_interrupts = 1;
-	cs->naps = LOAD(fc->naps);
-	cs->nap_wakes = LOAD(fc->nap_wakes);
+	cs->counters = table(a, core_at, RTE_DIM(core_at), fc);
+	cs->n_counters = RTE_DIM(core_at);
+	cs->has_rx_interrupts = 1;
 	cs->rx_interrupts = LOAD(fc->n_armed);
-	cs->rx_packets = LOAD(fc->rx_pkts);
-	cs->tx_packets = LOAD(fc->tx_pkts);
 	cs->drops = counters(a, fc->drops, hg_core_drop_names, HG_DROP_N);
 	cs->n_drops = HG_DROP_N;
 	cs->rx_queues = rx_queue_stats(fc, a);
 	cs->n_rx_queues = fc->n_rxq;
-	return cs->drops && cs->rx_queues ? cs : NULL;
+	return cs->drops && cs->rx_queues && cs->counters ? cs : NULL;
 }
 
 /* Does a reply show tenant i (all live tenants, or only slot)? */
@@ -459,18 +485,9 @@ hg_stats_collect(struct hg_registry *reg, int slot, struct hg_arena *a)
 			return NULL;
 	if ((s->control = NEW(a, Hg__ControlStats, control_stats)) == NULL)
 		return NULL;
-	s->control->ctl_conns = reg->ctl.conns[0];
-	s->control->app_conns = reg->ctl.conns[1];
-	s->control->conns_refused = reg->ctl.conns_refused;
-	s->control->accept_errors = reg->ctl.accept_errors;
-	s->control->attach_refused = reg->attach_refused;
-	s->control->commands_refused = reg->ctl.commands_refused;
-	s->control->reads_paused = reg->ctl.reads_paused;
-	s->control->uid_refused = reg->ctl.uid_refused;
-	s->control->idle_closed = reg->ctl.idle_closed;
-	s->control->buffered_bytes = reg->ctl.buffered;
-	s->control->buffered_peak = reg->ctl.buffered_peak;
-	return s;
+	s->control->counters = table(a, control_at, RTE_DIM(control_at), &reg->ctl);
+	s->control->n_counters = RTE_DIM(control_at);
+	return s->control->counters ? s : NULL;
 }
 
 static Hg__Steering *
@@ -652,7 +669,8 @@ tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
 		{ "rx_cycles", "rx_packets" }, { "tx_cycles", "tx_packets" },
 		{ "sched_cycles", "sched_packets" } };
 	struct rte_tel_data *x = rte_tel_data_alloc(), *dr = rte_tel_data_alloc();
-	uint64_t v[3][2] = { { 0 } }, drops[HG_TDROP_N] = { 0 }, bells = 0;
+	uint64_t v[3][2] = { { 0 } }, drops[HG_TDROP_N] = { 0 };
+	uint64_t sum[RTE_DIM(tenant_at)] = { 0 };
 	size_t c, i;
 
 	if (x == NULL || dr == NULL) {
@@ -670,7 +688,8 @@ tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
 		}
 		for (i = 0; i < ts->cores[c]->n_drops && i < HG_TDROP_N; i++)
 			drops[i] += ts->cores[c]->drops[i]->value;
-		bells += ts->cores[c]->doorbells;
+		for (i = 0; i < ts->cores[c]->n_counters && i < RTE_DIM(sum); i++)
+			sum[i] += ts->cores[c]->counters[i]->value;
 	}
 	rte_tel_data_start_dict(x);
 	for (i = 0; i < 3; i++) {
@@ -679,7 +698,8 @@ tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
 	}
 	tel_settings(x, ts->settings, ts->n_settings);
 	rte_tel_data_add_dict_u64(x, "effective_cap", ts->effective_cap);
-	rte_tel_data_add_dict_u64(x, "doorbells", bells);
+	for (i = 0; i < RTE_DIM(sum); i++)
+		rte_tel_data_add_dict_u64(x, tenant_at[i].name, sum[i]);
 	if (ts->credits != NULL) {
 		rte_tel_data_add_dict_u64(x, "credit_pool", ts->credits->pool);
 		rte_tel_data_add_dict_u64(x, "rpc_sessions", ts->credits->sessions);
@@ -729,10 +749,10 @@ fill_stats(struct rte_tel_data *d, struct hg_arena *a)
 	for (i = 0; i < s->n_cores; i++) {
 		snprintf(key, sizeof(key), "core%u_drops", s->cores[i]->core);
 		tel_counters(d, key, s->cores[i]->drops, s->cores[i]->n_drops);
-		snprintf(key, sizeof(key), "core%u_unattributed_cycles",
-			 s->cores[i]->core);
-		rte_tel_data_add_dict_u64(d, key, s->cores[i]->unattributed_cycles);
+		snprintf(key, sizeof(key), "core%u", s->cores[i]->core);
+		tel_counters(d, key, s->cores[i]->counters, s->cores[i]->n_counters);
 	}
+	tel_counters(d, "control", s->control->counters, s->control->n_counters);
 	return 0;
 }
 

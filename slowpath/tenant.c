@@ -543,7 +543,7 @@ hg_app_attach(struct hg_registry *reg, const char *tenant,
 	}
 	if (!may_attach(&reg->t[s], peer)) {
 		reg->t[s].attach_refused++;
-		reg->attach_refused++;
+		reg->ctl.attach_refused++;
 		HG_LOG(NOTICE, "pid %d (uid %u) refused: not an owner of tenant %s",
 		       (int)peer->pid, (unsigned)peer->uid, tenant);
 		ERR("tenant %s: permission denied", tenant);

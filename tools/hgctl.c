@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "ctl_frame.h"
+#include "counters.h"
 #include "../common/hg_util.h"
 
 #define MAX_PAIRS 64		/* --KEY VALUE settings on one command */
@@ -152,12 +153,10 @@ print_set(Hg__TenantSetting **s, size_t n)
 static json_t *
 credits_json(const Hg__Credits *c)
 {
-	return c == NULL ? json_null() : json_pack("{s:I, s:I, s:i, s:i, s:I, s:I, s:I, s:f, s:I, s:I, s:I}",
+	return c == NULL ? json_null() : json_pack("{s:I, s:I, s:i, s:i, s:f, s:I, s:I, s:I}",
 			 "pool", (json_int_t)c->pool, "issued", (json_int_t)c->issued,
 			 "sessions", (int)c->sessions, "drained", (int)c->drained,
-			 "sessions_trimmed", (json_int_t)c->sessions_trimmed,
-			 "credit_updates", (json_int_t)c->credit_updates,
-			 "granted", (json_int_t)c->granted, "dm_us", c->dm_us,
+			 "dm_us", c->dm_us,
 			 "withheld_budget", (json_int_t)c->withheld_budget,
 			 "withheld_delay", (json_int_t)c->withheld_delay,
 			 "budget_cuts", (json_int_t)c->budget_cuts);
@@ -308,15 +307,77 @@ p_reload(const Hg__Response *rsp, const struct opts *o)
 	return 0;
 }
 
-static json_t *
-drops_json(Hg__Counter **c, size_t n)
+/* ---- counters: whatever (name, value) pairs the daemon sends, named
+ * and explained by proto/counters.h ---- */
+
+static const struct hg_counter_doc counter_doc[] = {
+	HG_CORE_COUNTERS(HG_COUNTER_DOC)
+	HG_TENANT_COUNTERS(HG_COUNTER_DOC)
+	HG_CONTROL_COUNTERS(HG_COUNTER_DOC)
+};
+
+static const char *
+unit_of(const char *name)
 {
-	json_t *d = json_object();
+	size_t i;
+
+	for (i = 0; i < sizeof(counter_doc) / sizeof(counter_doc[0]); i++)
+		if (strcmp(counter_doc[i].name, name) == 0)
+			return counter_doc[i].unit;
+	return "";
+}
+
+/* Counter name's value in c, 0 if the daemon sent none. */
+static uint64_t
+counter(Hg__Counter *const *c, size_t n, const char *name)
+{
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		json_object_set_new(d, c[i]->name, json_integer((json_int_t)c[i]->value));
-	return d;
+		if (strcmp(c[i]->name, name) == 0)
+			return c[i]->value;
+	return 0;
+}
+
+/* Each pair as a key of o. */
+static json_t *
+counters_into(json_t *o, Hg__Counter *const *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_object_set_new(o, c[i]->name, json_integer((json_int_t)c[i]->value));
+	return o;
+}
+
+static json_t *
+drops_json(Hg__Counter **c, size_t n)
+{
+	return counters_into(json_object(), c, n);
+}
+
+/* "name value unit, ..." of the counters that are not zero, on lines of
+ * their own after indent. */
+static void
+print_counters(const char *indent, Hg__Counter *const *c, size_t n)
+{
+	size_t i, col = 0;
+	char one[160];
+	int w;
+
+	for (i = 0; i < n; i++) {
+		if (c[i]->value == 0)
+			continue;
+		w = snprintf(one, sizeof(one), "%s %" PRIu64 " %s", c[i]->name,
+			     c[i]->value, unit_of(c[i]->name));
+		if (col > 0 && col + (size_t)w + 2 > 78) {
+			putchar('\n');
+			col = 0;
+		}
+		col += (size_t)printf("%s%s", col ? ", " : indent, one);
+	}
+	if (col > 0)
+		putchar('\n');
 }
 
 /* Sums of one point over cores; a single core's point is a sum of one. */
@@ -368,11 +429,18 @@ one_point_json(const Hg__PointStats *p, uint64_t bells)
 	return point_json(&s);
 }
 
+#define ONE_ROW(...) +1
+enum { N_TENANT_COUNTERS = 0 HG_TENANT_COUNTERS(ONE_ROW) };
+
 struct totals {
 	struct point_sum pt[3];
-	uint64_t drops, over_budget, doorbells, doorbell_cycles, drop_cycles;
+	uint64_t drops, over_budget;
 	int64_t budget;
 	uint64_t debt;
+	/* the tenant counters summed over cores, as the daemon named them */
+	Hg__Counter sum[N_TENANT_COUNTERS];
+	Hg__Counter *c[N_TENANT_COUNTERS];
+	size_t n;
 };
 
 static void
@@ -389,10 +457,13 @@ sum_tenant(const Hg__TenantStats *t, struct totals *s)
 		add_point(&s->pt[2], cs->sched);
 		s->budget += cs->budget;
 		s->debt += cs->debt;
-		s->doorbells += cs->doorbells;
-		s->doorbell_cycles += cs->doorbell_cycles;
-		s->pt[0].bells += cs->doorbell_cycles;
-		s->drop_cycles += cs->drop_cycles;
+		s->pt[0].bells += counter(cs->counters, cs->n_counters, "doorbell_cycles");
+		for (d = 0; d < cs->n_counters && d < N_TENANT_COUNTERS; d++) {
+			s->sum[d].name = cs->counters[d]->name;
+			s->sum[d].value += cs->counters[d]->value;
+			s->c[d] = &s->sum[d];
+			s->n = d + 1 > s->n ? d + 1 : s->n;
+		}
 		for (d = 0; d < cs->n_drops; d++) {
 			s->drops += cs->drops[d]->value;
 			if (strcmp(cs->drops[d]->name, "rx_over_budget") == 0)
@@ -445,43 +516,42 @@ static json_t *
 tenant_stats_json(const Hg__TenantStats *t)
 {
 	json_t *cores = json_array(), *j;
+	uint64_t drop_cycles;
 	struct totals s;
 	size_t c;
 
 	for (c = 0; c < t->n_cores; c++) {
 		const Hg__TenantCoreStats *cs = t->cores[c];
 
-		json_array_append_new(cores, json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o}",
+		json_array_append_new(cores, counters_into(json_pack("{s:i, s:I, s:I, s:o, s:o, s:o, s:o}",
 			"core", (int)cs->core, "budget", (json_int_t)cs->budget,
 			"debt", (json_int_t)cs->debt,
-			"doorbells", (json_int_t)cs->doorbells,
-			"doorbell_cycles", (json_int_t)cs->doorbell_cycles,
-			"over_budget_drop_cycles", (json_int_t)cs->drop_cycles,
-			"rx", one_point_json(cs->rx, cs->doorbell_cycles),
+			"rx", one_point_json(cs->rx, counter(cs->counters, cs->n_counters,
+							      "doorbell_cycles")),
 			"tx", one_point_json(cs->tx, 0),
 			"sched", one_point_json(cs->sched, 0),
-			"drops", drops_json(cs->drops, cs->n_drops)));
+			"drops", drops_json(cs->drops, cs->n_drops)), cs->counters,
+			cs->n_counters));
 	}
 	sum_tenant(t, &s);
+	drop_cycles = counter(s.c, s.n, "over_budget_drop_cycles");
 	j = json_pack("{s:s, s:i}", "name", t->name, "id", (int)t->id);
 	settings_into(j, t->settings, t->n_settings);
-	json_object_update_new(j, json_pack("{s:I, s:{s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o}",
+	json_object_update_new(j, json_pack("{s:I, s:o, s:o, s:o}",
 			 "effective_cap", (json_int_t)t->effective_cap, "total",
-			 "rx", point_json(&s.pt[0]), "tx", point_json(&s.pt[1]),
-			 "sched", point_json(&s.pt[2]),
-			 "cycles", (json_int_t)(s.pt[0].cycles + s.pt[1].cycles +
-						s.pt[2].cycles),
-			 "budget", (json_int_t)s.budget, "debt", (json_int_t)s.debt,
-			 "drops", (json_int_t)s.drops,
-			 "over_budget_drops", (json_int_t)s.over_budget,
-			 "doorbells", (json_int_t)s.doorbells,
-			 "doorbell_cycles", (json_int_t)s.doorbell_cycles,
+			 counters_into(json_pack("{s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I}",
+				"rx", point_json(&s.pt[0]), "tx", point_json(&s.pt[1]),
+				"sched", point_json(&s.pt[2]),
+				"cycles", (json_int_t)(s.pt[0].cycles + s.pt[1].cycles +
+						       s.pt[2].cycles),
+				"budget", (json_int_t)s.budget, "debt", (json_int_t)s.debt,
+				"drops", (json_int_t)s.drops,
+				"over_budget_drops", (json_int_t)s.over_budget), s.c, s.n),
 			 "cores", cores, "credits", credits_json(t->credits)));
 	/* what shedding costs: RX's cycles per rx_over_budget drop */
-	json_object_set_new(j, "over_budget_drop_cycles",
-			    json_integer((json_int_t)s.drop_cycles));
+	json_object_set_new(j, "over_budget_drop_cycles", json_integer((json_int_t)drop_cycles));
 	json_object_set_new(j, "cycles_per_over_budget_drop",
-			    per_packet(s.drop_cycles, s.over_budget));
+			    per_packet(drop_cycles, s.over_budget));
 	json_object_set_new(j, "classes", classes_json(t));
 	json_object_set_new(j, "darc_updates", json_integer((json_int_t)t->darc_updates));
 	json_object_set_new(j, "workers", workers_json(t->workers));
@@ -510,23 +580,11 @@ rx_queues_json(const Hg__CoreStats *c)
 static json_t *
 core_stats_json(const Hg__CoreStats *c)
 {
-	return json_pack("{s:i, s:I, s:I, s:I, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
-			 "core", (int)c->core,
-			 "preempted_cycles", (json_int_t)c->preempted_cycles,
-			 "xdp_marks", (json_int_t)c->xdp_marks,
-			 "naps", (json_int_t)c->naps,
-			 "nap_wakes", (json_int_t)c->nap_wakes,
-			 "rx_interrupts", (int)c->rx_interrupts,
-			 "flushes", (json_int_t)c->flushes,
-			 "unattributed_cycles", (json_int_t)c->unattributed_cycles,
-			 "busy_cycles", (json_int_t)c->busy_cycles,
-			 "busy_pmd_cycles", (json_int_t)c->busy_pmd_cycles,
-			 "busy_passes", (json_int_t)c->busy_passes,
-			 "idle_passes", (json_int_t)c->idle_passes,
-			 "rx_packets", (json_int_t)c->rx_packets,
-			 "tx_packets", (json_int_t)c->tx_packets,
-			 "drops", drops_json(c->drops, c->n_drops),
-			 "rx_queues", rx_queues_json(c));
+	return counters_into(json_pack("{s:i, s:i, s:o, s:o}", "core", (int)c->core,
+				       "rx_interrupts", (int)c->rx_interrupts,
+				       "drops", drops_json(c->drops, c->n_drops),
+				       "rx_queues", rx_queues_json(c)),
+			     c->counters, c->n_counters);
 }
 
 static void
@@ -560,17 +618,7 @@ control_json(const Hg__ControlStats *c)
 {
 	if (c == NULL)
 		return json_null();
-	return json_pack("{s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-			 "ctl_conns", (int)c->ctl_conns, "app_conns", (int)c->app_conns,
-			 "conns_refused", (json_int_t)c->conns_refused,
-			 "accept_errors", (json_int_t)c->accept_errors,
-			 "attach_refused", (json_int_t)c->attach_refused,
-			 "commands_refused", (json_int_t)c->commands_refused,
-			 "reads_paused", (json_int_t)c->reads_paused,
-			 "uid_refused", (json_int_t)c->uid_refused,
-			 "idle_closed", (json_int_t)c->idle_closed,
-			 "buffered_bytes", (json_int_t)c->buffered_bytes,
-			 "buffered_peak", (json_int_t)c->buffered_peak);
+	return counters_into(json_object(), c->counters, c->n_counters);
 }
 
 static int
@@ -603,23 +651,17 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 		print_point("rx", &s.pt[0]);
 		print_point("tx", &s.pt[1]);
 		print_point("sched", &s.pt[2]);
-		if (s.doorbells)
-			printf("  doorbells %" PRIu64 " (armed workers woken), %.0f "
-			       "cycles each\n", s.doorbells,
-			       (double)s.doorbell_cycles / (double)s.doorbells);
+		print_counters("  ", s.c, s.n);
 		if (s.over_budget)
 			printf("  rx over-budget drops %" PRIu64 ", %.0f cycles each\n",
-			       s.over_budget, (double)s.drop_cycles / (double)s.over_budget);
+			       s.over_budget,
+			       (double)counter(s.c, s.n, "over_budget_drop_cycles") /
+			       (double)s.over_budget);
 		if (t->credits)
 			printf("  credits: pool %" PRIu64 ", issued %" PRId64 ", sessions %u,"
-			       " drained %u, updates sent %" PRIu64 ", granted %" PRIu64
-			       ", D_m %.0f us\n",
+			       " drained %u, D_m %.0f us\n",
 			       t->credits->pool, t->credits->issued, t->credits->sessions,
-			       t->credits->drained, t->credits->credit_updates,
-			       t->credits->granted, t->credits->dm_us);
-		if (t->credits && t->credits->sessions_trimmed)
-			printf("  sessions trimmed to a lowered max-sessions: %" PRIu64 "\n",
-			       t->credits->sessions_trimmed);
+			       t->credits->drained, t->credits->dm_us);
 		if (t->credits && (t->credits->withheld_budget || t->credits->withheld_delay))
 			printf("  credits withheld: %" PRIu64 " for the budget (%" PRIu64
 			       " updates out of it), %" PRIu64 " for the delay\n",
@@ -633,15 +675,13 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 	for (i = 0; i < st->n_cores; i++) {
 		const Hg__CoreStats *cs = st->cores[i];
 
-		printf("core %u: rx %" PRIu64 " tx %" PRIu64 " pkts; %" PRIu64
-		       " busy / %" PRIu64 " idle passes; %.1f M cycles busy, %.1f M "
-		       "of them no tenant's (empty polls, ARP, datagrams for no tenant; "
-		       "%.1f M the OS's)\n",
-		       cs->core, cs->rx_packets, cs->tx_packets, cs->busy_passes,
-		       cs->idle_passes, (double)cs->busy_cycles / 1e6,
-		       (double)cs->unattributed_cycles / 1e6,
-		       (double)cs->preempted_cycles / 1e6);
+		printf("core %u:\n", cs->core);
+		print_counters("  ", cs->counters, cs->n_counters);
 		print_drops(cs->drops, cs->n_drops, "  ");
+	}
+	if (st->control != NULL) {
+		printf("control sockets:\n");
+		print_counters("  ", st->control->counters, st->control->n_counters);
 	}
 	return 0;
 }

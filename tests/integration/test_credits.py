@@ -286,10 +286,14 @@ def test_sessions_are_bounded_per_tenant(net, daemon, cleanup):
     """One client cannot fill the session table that
     every tenant shares; past its tenant's quota a new session is turned
     away (counted) and other tenants' new sessions still get in."""
+    # overload control is not the subject: at the default D_drop (100 us)
+    # an echo that a busy CPU kept waiting had one request turned away as
+    # overload (rpc_reject_overload) in a CI run
+    calm = ("--dt-us", "500000", "--ddrop-us", "1000000")
     daemon.hgctl("tenant", "add", "greedy", "--ports", "8791-8791",
-                 "--rpc-ports", "8791-8791", "--max-sessions", "4")
+                 "--rpc-ports", "8791-8791", "--max-sessions", "4", *calm)
     daemon.hgctl("tenant", "add", "modest", "--ports", "8792-8792",
-                 "--rpc-ports", "8792-8792")
+                 "--rpc-ports", "8792-8792", *calm)
     cleanup.append(daemon.echo("greedy", 8791))
     cleanup.append(daemon.echo("modest", 8792))
     assert daemon.tenants()["greedy"]["max-sessions"] == 4

@@ -2,10 +2,11 @@
 import json
 import os
 import pwd
+import re
 
 import pytest
 
-from hg import BIN, run, wait_for
+from hg import BIN, ROOT, run, wait_for
 
 
 def fails(daemon, *args, code=1, has=""):
@@ -32,8 +33,13 @@ def test_tenant_lifecycle_and_json(daemon):
     st = daemon.stats("life")
     assert st["tsc_hz"] > 0 and st["tenants"][0]["name"] == "life"
     core = st["tenants"][0]["cores"][0]
-    assert set(core) == {"core", "budget", "debt", "doorbells", "doorbell_cycles",
-                         "over_budget_drop_cycles", "rx", "tx", "sched", "drops"}
+    # the tenant counters are proto/counters.h's: each shows here by name
+    table = open(os.path.join(ROOT, "proto", "counters.h")).read()
+    block = table[table.index("HG_TENANT_COUNTERS(X)"):table.index("HG_CONTROL_COUNTERS(X)")]
+    counters = set(re.findall(r"X\(\w+, (\w+),", block))
+    assert {"doorbells", "over_budget_drop_cycles", "sessions_trimmed"} <= counters
+    assert set(core) == {"core", "budget", "debt", "rx", "tx", "sched", "drops"} | counters
+    assert counters <= set(st["tenants"][0]["total"])
     assert set(core["rx"]) == {"cycles", "nic_cycles", "packets", "cycles_per_packet",
                                "syscall_cycles", "syscall_cycles_per_packet",
                                "throttles", "unfunded"}
