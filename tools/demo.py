@@ -52,10 +52,21 @@ def busy(d):
     return st["cores"][0]["busy_cycles"], st["tsc_hz"]
 
 
+def victim_drops(d):
+    """The victim's drops by reason, summed over cores."""
+    out = {}
+    for c in d.tenant_stats("victim")["cores"]:
+        for k, n in c["drops"].items():
+            out[k] = out.get(k, 0) + n
+    return out
+
+
 def step(d, label, blast):
     b0, hz = busy(d)
+    dr0 = victim_drops(d)
     res = load(d, blast)
     b1, _ = busy(d)
+    dr1 = victim_drops(d)
     v = res[0]
     row = {"label": label, "p50": v["latency_us"]["p50"], "p99": v["latency_us"]["p99"],
            "lost": v["lost"], "busy": (b1 - b0) / (hz * SECONDS),
@@ -65,6 +76,12 @@ def step(d, label, blast):
           f"lost {row['lost']:>3}  |  neighbour offered {row['noisy_sent']:>9,.0f}/s "
           f"answered {row['noisy_served']:>7,.0f}/s  |  fast path busy {row['busy']:.2f}",
           flush=True)
+    if row["lost"]:
+        # where they went: the daemon's drops of the victim by reason; the
+        # rest never reached it (the link's ring) or its answer was late
+        why = {k: dr1[k] - dr0.get(k, 0) for k in dr1 if dr1[k] != dr0.get(k, 0)}
+        print(f"  {'':<26} the victim's lost requests: daemon drops {why or 'none'}",
+              flush=True)
     return row
 
 
