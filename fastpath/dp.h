@@ -142,11 +142,14 @@ struct hg_stage_who {
 	uint8_t billed;		/* its cost comes out of the budget */
 };
 
-/* The frames a pass hands the NIC in one call (xmit.c). */
+/* The frames a pass hands the NIC in one call (xmit.c), and those the
+ * link refused, kept for the next pass. */
 struct hg_tx_stage {
 	uint32_t n;
+	uint32_t heavy;			/* a tenant with the most frames here */
 	struct rte_mbuf *m[HG_STAGE_SIZE];
 	struct hg_stage_who who[HG_STAGE_SIZE];
+	uint16_t of[HG_MAX_TENANTS];	/* frames here per tenant */
 };
 
 struct hg_fp_core {

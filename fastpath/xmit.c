@@ -4,11 +4,56 @@
  * batches, RX's ARP/ICMP replies and RPC rejects, credit updates) is
  * staged here and leaves in the pass's one flush (xmit.h).
  */
+#include <string.h>
+
 #include <rte_mbuf.h>
 
 #include "dp.h"
 #include "link.h"
 #include "xmit.h"
+
+/* A staged frame leaves the stage (sent, or dropped): its tenant's
+ * count goes down. */
+static void
+unstage(struct hg_tx_stage *s, unsigned i)
+{
+	if (s->who[i].tenant != HG_STAGE_CORE)
+		s->of[s->who[i].tenant % HG_MAX_TENANTS]--;
+}
+
+/* Drops the newest frame of the tenant with the most frames staged: when
+ * the link refuses frames and the stage is full, the tenant that sends
+ * the most into the link loses one, not whoever staged last (make demo:
+ * the victim's answers were dropped as nic_tx_full behind a neighbour's
+ * flood of them). Returns 0 if no tenant's frame was staged. */
+static int
+evict_heaviest(struct hg_fp_core *c)
+{
+	struct hg_tx_stage *s = &c->stage;
+	unsigned i;
+
+	/* heavy is kept up to date as frames come in; frames that left
+	 * since may have made another tenant the heaviest: look (O(stage),
+	 * only while the link refuses frames) */
+	for (i = 0; i < s->n; i++)
+		if (s->who[i].tenant != HG_STAGE_CORE &&
+		    s->of[s->who[i].tenant % HG_MAX_TENANTS] > s->of[s->heavy % HG_MAX_TENANTS])
+			s->heavy = s->who[i].tenant;
+	if (s->of[s->heavy % HG_MAX_TENANTS] == 0)
+		return 0;
+	i = s->n;
+	while (i-- > 0)
+		if (s->who[i].tenant == s->heavy)
+			break;
+	RTE_ASSERT(i < s->n);
+	rte_pktmbuf_free(s->m[i]);
+	c->t[s->heavy % HG_MAX_TENANTS].drops[HG_TDROP_NIC_FULL]++;
+	unstage(s, i);
+	memmove(&s->m[i], &s->m[i + 1], (s->n - i - 1) * sizeof(s->m[0]));
+	memmove(&s->who[i], &s->who[i + 1], (s->n - i - 1) * sizeof(s->who[0]));
+	s->n--;
+	return 1;
+}
 
 void
 hg_fp_xmit(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf **m,
@@ -19,22 +64,35 @@ hg_fp_xmit(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf **m,
 
 	if (s->n + n > HG_STAGE_SIZE)
 		hg_fp_flush(dp, c);
-	for (i = 0; i < n && s->n < HG_STAGE_SIZE; i++) {
+	for (i = 0; i < n; i++) {
+		/* the link still refuses what is kept: room is made by
+		 * the heaviest tenant, possibly t itself */
+		if (s->n == HG_STAGE_SIZE && !evict_heaviest(c))
+			break;
 		s->m[s->n] = m[i];
 		s->who[s->n++] = (struct hg_stage_who){
 			.tenant = (uint16_t)t, .pt = (uint8_t)pt,
 			.billed = (uint8_t)(billed != 0) };
+		if (t == HG_STAGE_CORE)
+			continue;
+		if (++s->of[t % HG_MAX_TENANTS] > s->of[s->heavy % HG_MAX_TENANTS])
+			s->heavy = t;
 	}
-	/* more than a stage at once: no caller does that, but never leak */
-	if (i < n)
+	/* only the core's own frames staged, and a link that refuses them */
+	if (i < n) {
 		rte_pktmbuf_free_bulk(m + i, n - i);
+		if (t == HG_STAGE_CORE)
+			c->drops[HG_DROP_NIC_FULL] += n - i;
+		else
+			c->t[t % HG_MAX_TENANTS].drops[HG_TDROP_NIC_FULL] += n - i;
+	}
 }
 
 /* The PMD's cost of the flush, split evenly over its frames: a tenant
  * pays for its own mbufs, never for a neighbour's, and the system call
  * under the burst is paid once per pass, not once per tenant. */
 static void
-bill(struct hg_fp_core *c, uint64_t cycles, unsigned n, unsigned sent)
+bill(struct hg_fp_core *c, uint64_t cycles, unsigned n)
 {
 	const struct hg_tx_stage *s = &c->stage;
 	uint64_t share = cycles / n;
@@ -46,15 +104,11 @@ bill(struct hg_fp_core *c, uint64_t cycles, unsigned n, unsigned sent)
 
 		if (w->tenant == HG_STAGE_CORE) {
 			c->unattributed += share;
-			if (i >= sent)
-				c->drops[HG_DROP_NIC_FULL]++;
 			continue;
 		}
 		ft = &c->t[w->tenant % HG_MAX_TENANTS];
 		hg_charge(ft, (enum hg_point)w->pt, share, 0, w->billed);
 		ft->nic_cycles[w->pt] += share;
-		if (i >= sent)
-			ft->drops[HG_TDROP_NIC_FULL]++;
 	}
 }
 
@@ -62,7 +116,7 @@ unsigned
 hg_fp_flush(struct hg_dp *dp, struct hg_fp_core *c)
 {
 	struct hg_tx_stage *s = &c->stage;
-	unsigned n = s->n, sent;
+	unsigned n = s->n, sent, i;
 	uint64_t t0, t1;
 
 	if (n == 0)
@@ -74,12 +128,17 @@ hg_fp_flush(struct hg_dp *dp, struct hg_fp_core *c)
 	if (sent > 0 && sent < n)
 		sent += hg_link_tx(dp, c, s->m + sent, (uint16_t)(n - sent));
 	t1 = rte_rdtsc();
-	if (sent < n)
-		rte_pktmbuf_free_bulk(s->m + sent, n - sent);
 	c->tx_pkts += sent;
 	c->pmd_cycles += t1 - t0;
 	c->flushes++;
-	bill(c, t1 - t0, n, sent);
-	s->n = 0;
+	/* every frame tried pays its share of the call, a kept one again at
+	 * the next; what the link refused is kept, in order, for the next
+	 * pass: dropped only to make room (hg_fp_xmit) */
+	bill(c, t1 - t0, n);
+	for (i = 0; i < sent; i++)
+		unstage(s, i);
+	memmove(&s->m[0], &s->m[sent], (n - sent) * sizeof(s->m[0]));
+	memmove(&s->who[0], &s->who[sent], (n - sent) * sizeof(s->who[0]));
+	s->n = n - sent;
 	return sent;
 }
