@@ -9,17 +9,14 @@
 #define HG_FASTPATH_SCHED_PICK_H
 
 #include "dp.h"
+#include "rx_gate.h"
 
-/* Does any tenant with pending work here have budget left? */
+/* Does any tenant with pending work here have budget left? RX's gate
+ * asks the same (hg_funded_pending). */
 static inline int
 hg_sched_any_funded(const struct hg_dp *dp, struct hg_fp_core *c)
 {
-	int t;
-
-	HG_TSET_FOREACH(t, &c->pend)
-		if (hg_topup_funded(dp, c, (unsigned)t))
-			return 1;
-	return 0;
+	return hg_funded_pending(dp, c);
 }
 
 /* The next tenant of the lap that started at start, from t (a member, or
