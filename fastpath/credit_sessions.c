@@ -319,7 +319,13 @@ scan_one(struct hg_dp *dp, struct hg_fp_core *c, uint32_t pos, uint64_t now,
 		set_window(ss, s, s->window - 1u);
 		return send_update(dp, c, s, s->window) == 0 ? SCAN_SENT : SCAN_NONE;
 	}
-	if (s->window == 0 && ss->issued[t] < share) {
+	/* past D_drop, RX turns every request away as overload whatever
+	 * the window: a credit now would only bring the next reject, at
+	 * once, as fast as the client can answer (a KV client's twenty
+	 * retries were spent in a millisecond while the slow path that
+	 * measures D_m waited for a CPU). Its queue is still past D_drop,
+	 * so waiting for the measure to fall cannot let it run dry. */
+	if (s->window == 0 && ss->issued[t] < share && !past_drop(dp, t)) {
 		set_window(ss, s, 1);
 		send_update(dp, c, s, s->window);
 		return SCAN_GRANTED;
@@ -330,9 +336,10 @@ scan_one(struct hg_dp *dp, struct hg_fp_core *c, uint32_t pos, uint64_t now,
 /* Looks at a few sessions per control step: expires idle ones, revokes
  * credits held by idle sessions while more is issued than the pool holds,
  * and gives a drained session one credit back while the pool has room (at
- * zero it cannot even say it has demand). The pool alone decides: it has
- * already shrunk for the delay, and waiting for D_m to fall below D_t as
- * well would let the queue run dry before any credit went out again.
+ * zero it cannot even say it has demand) and the tenant is not past
+ * D_drop. Otherwise the pool decides: it has already shrunk for the
+ * delay, and waiting for D_m to fall below D_t as well would let the
+ * queue run dry before any credit went out again.
  * Explicit messages go only where a response cannot carry the news.
  * Returns the messages sent. */
 unsigned

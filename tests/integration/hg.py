@@ -4,6 +4,7 @@ daemon, hgctl, and sockets that live inside the test namespace.
 Every resource made here is registered for cleanup, so a failing test
 still removes its namespace, interfaces and processes."""
 import contextlib
+import glob
 import ctypes
 import json
 import os
@@ -366,6 +367,21 @@ def udp_roundtrip(sock, port, payload, tries=3, timeout=1.0):
         except socket.timeout:
             continue
     return None
+
+
+def freeze(proc):
+    """SIGSTOP, then waits until every thread of proc has stopped: kill()
+    returns before a thread spinning on the other CPU stops, and one that
+    had not yet served a request the test sent next (1 in 2 runs)."""
+    proc.send_signal(signal.SIGSTOP)
+
+    def stopped():
+        try:
+            return all(open(f).read().rsplit(")", 1)[1].split()[0] in "tT"
+                       for f in glob.glob(f"/proc/{proc.pid}/task/*/stat"))
+        except FileNotFoundError:       # a thread that exited meanwhile
+            return False
+    assert wait_for(stopped, timeout=5, step=0.001), "it did not stop"
 
 
 def wait_for(pred, timeout=10.0, step=0.05):

@@ -8,7 +8,7 @@ import struct
 import subprocess
 import time
 
-from hg import BIN, DAEMON_IP, udp_roundtrip, wait_for
+from hg import BIN, DAEMON_IP, freeze, udp_roundtrip, wait_for
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +80,7 @@ def test_a_set_on_a_sleeping_tenant_takes_effect_at_once(net, daemon, cleanup):
     cleanup.append(app)
     time.sleep(0.3)             # nothing to do: the tenant leaves the ticks
     daemon.hgctl("tenant", "set", "late", "--dt-us", "500000", "--ddrop-us", "2000000")
-    app.proc.send_signal(signal.SIGSTOP)
+    freeze(app.proc)
     try:
         s = net.socket()
         s.settimeout(3)
@@ -96,6 +96,46 @@ def test_a_set_on_a_sleeping_tenant_takes_effect_at_once(net, daemon, cleanup):
     assert answer[2] & RESPONSE and answer[8] == 0 and answer[5] >= 1, answer
     drops = daemon.tenant_stats("late")["cores"][0]["drops"]
     assert drops["rpc_reject_no_credit"] == 1 and drops["rpc_reject_overload"] == 0, drops
+
+
+def test_no_credit_back_while_past_d_drop(net, daemon, cleanup):
+    """A session rejected as overload hears nothing until the queue falls
+    below D_drop: a credit at once only brought the next reject, and a
+    KV client spent its twenty retries in a millisecond while the slow
+    path that measures D_m waited for a CPU (CI, 1 run in 10 under load).
+    With one pool update a second the pool keeps its room, as it does
+    while the slow path waits: only D_m says no."""
+    daemon.hgctl("tenant", "add", "aqm", "--ports", "8706-8706", "--rpc-ports", "8706-8706",
+                 "--dt-us", "1000", "--ddrop-us", "2000", "--update-us", "1000000")
+    app = daemon.echo("aqm", 8706)
+    cleanup.append(app)
+    s, idle = net.socket(), net.socket()
+    s.settimeout(3)
+    idle.settimeout(3)
+    # a session with nothing outstanding, like a client between requests
+    idle.sendto(rpc_request(6, 0, 1000), (DAEMON_IP, 8706))
+    assert recv_answer(idle)[2] & RESPONSE
+    freeze(app.proc)
+    try:
+        s.sendto(rpc_request(5, 0, 1000), (DAEMON_IP, 8706))
+        time.sleep(0.05)        # request 0 waits 50 ms: past D_drop
+        idle.sendto(rpc_request(6, 1, 1000), (DAEMON_IP, 8706))
+        reject = recv_answer(idle)      # (the pool's cut may revoke first)
+        idle.settimeout(0.3)
+        try:
+            said = RPC.unpack(idle.recvfrom(4096)[0][:32])
+        except socket.timeout:
+            said = None
+    finally:
+        app.proc.send_signal(signal.SIGCONT)
+    answer = recv_answer(s)
+    s.close()
+    idle.close()
+    assert reject[2] & REJECT and reject[8] == 1 and reject[5] == 0, reject
+    assert said is None, f"while request 0 still waited: {said}"
+    assert answer[2] & RESPONSE and answer[8] == 0, answer
+    drops = daemon.tenant_stats("aqm")["cores"][0]["drops"]
+    assert drops["rpc_reject_overload"] == 1, drops
 
 
 def test_flood_is_rejected_cheaply_and_the_neighbour_keeps_working(net, daemon, cleanup):

@@ -60,8 +60,9 @@ class Client:
 
     RETRIES = 20
 
-    def __init__(self, net, port):
+    def __init__(self, net, port, why=lambda: ""):
         self.s, self.port, self.rid = net.socket(), port, 0
+        self.why = why          # what the daemon says, for a failure
         self.s.settimeout(2)
         self.rejects = 0
 
@@ -75,7 +76,7 @@ class Client:
             if answer is not None:
                 return answer
             self.rejects += 1
-        raise AssertionError(f"{self.RETRIES} rejects in a row")
+        raise AssertionError(f"{self.RETRIES} rejects in a row: {self.why()}")
 
     def answer(self):
         """The answer to request rid: (kv reply, rest), or None once it
@@ -135,7 +136,7 @@ def test_get_scan_after_put_and_delete(net, daemon, cleanup, policy):
                  "--rpc-ports", f"{port}-{port}", "--dispatch", policy)
     kv = Kv(daemon, name, port)
     cleanup.append(kv)
-    c = Client(net, port)
+    c = Client(net, port, lambda: daemon.tenant_stats(name))
     assert c.get(key(7)) == value(key(7)), "a loaded key"
     assert c.get(key(999999)) == NOT_FOUND
     assert c.call(PUT, b"zz-new", b"hello")[0][0] == OK
