@@ -122,6 +122,20 @@ def use_cpus(args, fp_cores=1):
     print(CPUS.describe(), flush=True)
 
 
+def cpu_steal_ms():
+    """Each CPU's steal time so far, in ms (/proc/stat, 10 ms ticks): the
+    time the hypervisor ran something else while this VM's vCPU was ready.
+    On a VM it is a stall that no thread inside can see or avoid, even at
+    SCHED_FIFO 99; a step's tail measured across one is the host's."""
+    out = {}
+    with open("/proc/stat") as f:
+        for line in f:
+            w = line.split()
+            if w[0].startswith("cpu") and w[0] != "cpu":
+                out[int(w[0][3:])] = int(w[8]) * 1000 // os.sysconf("SC_CLK_TCK")
+    return out
+
+
 class Bench:
     """A test network and one daemon with --idle poll; closes both.
     memif: no network, the daemon's port is net_memif (d.memif) and
@@ -133,6 +147,7 @@ class Bench:
         self.daemons, self.apps = [], []
         self.d = None
         self.rx_map = None      # memif: the daemon's RX map (hgload --rx-map)
+        self.steal_ms = {}      # per CPU, over the last run_busy
         try:
             if memif:
                 self.d = memif_daemon(f"{os.getpid() % 10000}{tag}",
@@ -149,11 +164,15 @@ class Bench:
         """run(loads), and the fraction of duration the daemon's first
         fast-path core was busy (None without a daemon: the kernel's
         side). Only a step at SATURATED or above measures contention."""
+        s0 = cpu_steal_ms()
         if self.d is None:
-            return self.run(loads), None
+            res = self.run(loads)
+            self.steal_ms = {c: v - s0[c] for c, v in cpu_steal_ms().items()}
+            return res, None
         st0 = self.d.stats()
         res = self.run(loads)
         st1 = self.d.stats()
+        self.steal_ms = {c: v - s0[c] for c, v in cpu_steal_ms().items()}
         return res, (st1["cores"][0]["busy_cycles"] - st0["cores"][0]["busy_cycles"]) / \
             (st1["tsc_hz"] * duration)
 
