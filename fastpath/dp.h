@@ -66,6 +66,8 @@ struct hg_rxq {
 	int32_t unfunded;		/* that tenant, or -1 */
 	uint64_t pkts;			/* received on it */
 	uint64_t deferred;		/* passes it waited out, unfunded */
+	uint64_t tx_pkts;		/* frames sent on its own TX ring
+					 * (hg_link_tx_per_queue) */
 	uint32_t was_full;		/* its last burst came back full */
 };
 

@@ -29,14 +29,27 @@ hg_link_rx(struct hg_dp *dp, struct hg_fp_core *c, uint16_t q,
 	return got;
 }
 
+/* Up to n frames onto TX ring q: an S2C ring of the memif link (the
+ * core's, or a queue's: hg_link_tx_per_queue), an ethdev's queue of the
+ * core. */
 static inline uint16_t
-hg_link_tx(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf **pkts,
-	   uint16_t n)
+hg_link_tx(struct hg_dp *dp, struct hg_fp_core *c, uint16_t q,
+	   struct rte_mbuf **pkts, uint16_t n)
 {
 	if (dp->mif != NULL)
-		return hg_mif_tx(dp->mif, (uint16_t)c->idx, pkts, n,
-				 &c->drops[HG_DROP_LINK_DESC]);
+		return hg_mif_tx(dp->mif, q, pkts, n, &c->drops[HG_DROP_LINK_DESC]);
 	return rte_eth_tx_burst(dp->port_id, (uint16_t)c->idx, pkts, n);
+}
+
+/* Whether each RX queue's frames leave by a TX ring of their own, ring
+ * idx x n_rxq + queue: a memif peer that gave one per RX queue (a NIC's
+ * TX queue per tenant, so that an answer waits behind its own tenant's
+ * only); else every frame goes on the core's ring, idx. */
+static inline int
+hg_link_tx_per_queue(const struct hg_dp *dp, const struct hg_fp_core *c)
+{
+	return dp->mif != NULL && c->n_rxq > 1 &&
+	       hg_mif_tx_rings(dp->mif) >= dp->n_cores * c->n_rxq;
 }
 
 #endif /* HG_FASTPATH_LINK_H */

@@ -13,8 +13,11 @@
  * departed peer's memory only after every core has passed a quiescent
  * point (rte_rcu_qsbr) since it unpublished it.
  *
- * A core polls RX queue q only if the peer gave ring q, and sends on its
- * own S2C ring only if the peer gave that one: any ring count is served.
+ * A core polls RX queue q only if the peer gave ring q. It sends a
+ * tenant's frames on the S2C ring of the tenant's RX queue where the peer
+ * gave one per RX queue (as a NIC's TX queue per tenant: an answer waits
+ * behind its own tenant's only), else on the core's own ring: any ring
+ * count is served.
  */
 #ifndef HG_FASTPATH_MEMIF_H
 #define HG_FASTPATH_MEMIF_H
@@ -27,7 +30,7 @@
 
 #define HG_MIF_REGIONS 16u		/* regions a peer may add */
 #define HG_MIF_RX_RINGS 64u		/* HG_MAX_FP_CORES x HG_MAX_RXQ */
-#define HG_MIF_TX_RINGS 8u		/* HG_MAX_FP_CORES */
+#define HG_MIF_TX_RINGS 64u		/* HG_MAX_FP_CORES x HG_MAX_RXQ */
 
 struct hg_mif_region {
 	uint8_t *base;			/* daemon's mapping */
@@ -51,7 +54,8 @@ struct hg_mif_conn {
 	uint32_t n_regions;
 	struct hg_mif_region region[HG_MIF_REGIONS];
 	struct hg_mif_ring rx[HG_MIF_RX_RINGS];	/* C2S, by RX queue id */
-	struct hg_mif_ring tx[HG_MIF_TX_RINGS];	/* S2C, by fast-path core */
+	/* S2C, by RX queue id (hg_mif_tx_ring), or by fast-path core */
+	struct hg_mif_ring tx[HG_MIF_TX_RINGS];
 };
 
 /* The link: the peer of the moment. conn is written by the slow path
@@ -72,6 +76,15 @@ typedef int (*hg_mif_peek)(void *arg, const uint8_t *frame, uint32_t len);
 uint16_t hg_mif_rx(struct hg_mif *m, uint16_t q, struct rte_mempool *pool,
 		   struct rte_mbuf **pkts, uint16_t n, uint64_t *bad,
 		   hg_mif_peek peek, void *arg, uint16_t *seen);
+
+/* The S2C rings the peer gave, 0 without a peer. */
+static inline uint32_t
+hg_mif_tx_rings(const struct hg_mif *m)
+{
+	const struct hg_mif_conn *cn = __atomic_load_n(&m->conn, __ATOMIC_ACQUIRE);
+
+	return cn != NULL ? cn->n_tx : 0;
+}
 
 /* Copies up to n frames into the peer's posted buffers on S2C ring q and
  * frees them; the rest stay the caller's. bad as above. */

@@ -88,18 +88,19 @@ hg_fp_xmit(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf **m,
 	}
 }
 
-/* The PMD's cost of the flush, split evenly over its frames: a tenant
- * pays for its own mbufs, never for a neighbour's, and the system call
- * under the burst is paid once per pass, not once per tenant. */
+/* The PMD's cost of one send, split evenly over its frames (stage
+ * indexes idx, or the first k where idx is NULL): a tenant pays for its
+ * own mbufs, never for a neighbour's, and the system call under the
+ * burst is paid once per ring and pass, not once per tenant. */
 static void
-bill(struct hg_fp_core *c, uint64_t cycles, unsigned n)
+bill(struct hg_fp_core *c, uint64_t cycles, const uint16_t *idx, unsigned k)
 {
 	const struct hg_tx_stage *s = &c->stage;
-	uint64_t share = cycles / n;
+	uint64_t share = cycles / k;
 	unsigned i;
 
-	for (i = 0; i < n; i++) {
-		const struct hg_stage_who *w = &s->who[i];
+	for (i = 0; i < k; i++) {
+		const struct hg_stage_who *w = &s->who[idx != NULL ? idx[i] : i];
 		struct hg_fp_tenant *ft;
 
 		if (w->tenant == HG_STAGE_CORE) {
@@ -112,33 +113,88 @@ bill(struct hg_fp_core *c, uint64_t cycles, unsigned n)
 	}
 }
 
+/* Hands k frames m (stage indexes idx, NULL: the first k) to TX ring q
+ * in one call, two if the ring wrapped (a ring that took part of it may
+ * have room again after the PMD reclaimed what it sent: one more try,
+ * never a spin); bills every frame tried its share, a kept one again at
+ * the next flush. Returns how many of them left, a prefix. */
+static unsigned
+send_ring(struct hg_dp *dp, struct hg_fp_core *c, uint16_t q, struct rte_mbuf **m,
+	  const uint16_t *idx, unsigned k)
+{
+	uint64_t t0 = rte_rdtsc(), t1;
+	unsigned sent = hg_link_tx(dp, c, q, m, (uint16_t)k);
+
+	if (sent > 0 && sent < k)
+		sent += hg_link_tx(dp, c, q, m + sent, (uint16_t)(k - sent));
+	t1 = rte_rdtsc();
+	c->pmd_cycles += t1 - t0;
+	bill(c, t1 - t0, idx, k);
+	return sent;
+}
+
+/* Each RX queue's frames on its own ring (hg_link_tx_per_queue), in the
+ * order they were staged; marks in left the frames that left. The core's
+ * own frames (ARP, ICMP) go with queue 0's. */
+static unsigned
+send_per_queue(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *left)
+{
+	struct hg_tx_stage *s = &c->stage;
+	struct rte_mbuf *m[HG_STAGE_SIZE];
+	uint16_t idx[HG_STAGE_SIZE];
+	uint8_t grp[HG_STAGE_SIZE];
+	unsigned g, i, k, sent, total = 0;
+
+	RTE_BUILD_BUG_ON(HG_MAX_RXQ > UINT8_MAX);
+	for (i = 0; i < s->n; i++)
+		grp[i] = s->who[i].tenant == HG_STAGE_CORE ? 0 :
+			 (uint8_t)(hg_view(dp, s->who[i].tenant)->rxq % c->n_rxq);
+	for (g = 0; g < c->n_rxq; g++) {
+		for (i = 0, k = 0; i < s->n; i++)
+			if (grp[i] == g) {
+				idx[k] = (uint16_t)i;
+				m[k++] = s->m[i];
+			}
+		if (k == 0)
+			continue;
+		sent = send_ring(dp, c, (uint16_t)(c->idx * c->n_rxq + g), m, idx, k);
+		for (i = 0; i < sent; i++)
+			left[idx[i]] = 1;
+		c->rxq[g].tx_pkts += sent;
+		total += sent;
+	}
+	return total;
+}
+
 unsigned
 hg_fp_flush(struct hg_dp *dp, struct hg_fp_core *c)
 {
 	struct hg_tx_stage *s = &c->stage;
-	unsigned n = s->n, sent, i;
-	uint64_t t0, t1;
+	uint8_t left[HG_STAGE_SIZE];
+	unsigned n = s->n, sent, i, w;
 
 	if (n == 0)
 		return 0;
-	t0 = rte_rdtsc();
-	sent = hg_link_tx(dp, c, s->m, (uint16_t)n);
-	/* a ring that took part of it may have room again after the PMD
-	 * reclaimed what it sent: one more try, never a spin */
-	if (sent > 0 && sent < n)
-		sent += hg_link_tx(dp, c, s->m + sent, (uint16_t)(n - sent));
-	t1 = rte_rdtsc();
+	if (hg_link_tx_per_queue(dp, c)) {
+		memset(left, 0, n);
+		sent = send_per_queue(dp, c, left);
+	} else {
+		sent = send_ring(dp, c, (uint16_t)c->idx, s->m, NULL, n);
+		memset(left, 1, sent);
+		memset(left + sent, 0, n - sent);
+	}
 	c->tx_pkts += sent;
-	c->pmd_cycles += t1 - t0;
 	c->flushes++;
-	/* every frame tried pays its share of the call, a kept one again at
-	 * the next; what the link refused is kept, in order, for the next
-	 * pass: dropped only to make room (hg_fp_xmit) */
-	bill(c, t1 - t0, n);
-	for (i = 0; i < sent; i++)
-		unstage(s, i);
-	memmove(&s->m[0], &s->m[sent], (n - sent) * sizeof(s->m[0]));
-	memmove(&s->who[0], &s->who[sent], (n - sent) * sizeof(s->who[0]));
-	s->n = n - sent;
+	/* what the link refused is kept, in order, for the next pass:
+	 * dropped only to make room (hg_fp_xmit) */
+	for (i = 0, w = 0; i < n; i++) {
+		if (left[i]) {
+			unstage(s, i);
+			continue;
+		}
+		s->m[w] = s->m[i];
+		s->who[w++] = s->who[i];
+	}
+	s->n = w;
 	return sent;
 }

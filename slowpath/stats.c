@@ -415,6 +415,8 @@ rx_queue_stats(const struct hg_fp_core *fc, struct hg_arena *a)
 		qs[i]->group = fc->rxq[i].group;
 		qs[i]->packets = LOAD(fc->rxq[i].pkts);
 		qs[i]->deferred = LOAD(fc->rxq[i].deferred);
+		qs[i]->has_tx_packets = 1;
+		qs[i]->tx_packets = LOAD(fc->rxq[i].tx_pkts);
 	}
 	return qs;
 }

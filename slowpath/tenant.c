@@ -290,6 +290,8 @@ steer_ports(struct hg_registry *reg, struct hg_tenant_sp *t)
 		       "they arrive on RX queue 0", t->name, t->cfg.port_lo,
 		       t->cfg.port_hi, why);
 		t->rx_queue = 0;
+		if (hg_publish_view(reg, (int)(t - reg->t)) < 0)
+			HG_LOG(ERR, "tenant %s: out of memory for its view", t->name);
 	}
 }
 

@@ -18,6 +18,7 @@
  */
 #include <arpa/inet.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,11 @@
 #define RX_NAP_NS  10000u
 #define TX_NAP_NS  2000u
 #define RX_BUSY_NS 200000u
+/* ... and yields every RX_YIELD_NS of frames: a SCHED_FIFO receiver
+ * (--rt) busy with a flood's answers held CPU 0 from the app it measures,
+ * at the same priority, for up to RX_BUSY_NS at a time; a yield lets that
+ * app run at once, and costs one system call per 20 us of frames. */
+#define RX_YIELD_NS 20000u
 /* The replay's nap: half the time the daemon takes to drain the ring at
  * the pace it last did, so that it never runs dry and the sender wakes
  * as seldom as that allows (a wake-up costs ~13 us of CPU here). */
@@ -315,7 +321,7 @@ hgl_memif_poll(uint64_t max_ns,
 			    const uint8_t *p, size_t n),
 	       void *arg)
 {
-	static __thread uint64_t napped;	/* when this thread last did */
+	static __thread uint64_t napped, yielded;	/* when this thread last did */
 	struct took tk = { took, arg, 0 };
 	uint64_t now = hgl_memif_now_ns(), end = now + max_ns, last = now;
 	unsigned k;
@@ -330,7 +336,10 @@ hgl_memif_poll(uint64_t max_ns,
 		}
 		if (now - napped > RX_BUSY_NS) {
 			nap(RX_NAP_NS);
-			napped = now;
+			napped = yielded = now;
+		} else if (k && now - yielded > RX_YIELD_NS) {
+			sched_yield();
+			yielded = now;
 		}
 		if (k == RX_BURST)
 			continue;	/* more are waiting */
@@ -401,7 +410,9 @@ hgl_memif_open(const struct hgl_memif_cfg *c, char *err, size_t n)
 		}
 		mf.own[q]->replays++;
 	}
-	if (hg_mc_connect(&mf.mc, c->socket, hg_rx_map_rings(&mf.map), mf.map.cores,
+	/* a ring back per RX queue too: the daemon sends each queue's
+	 * answers on its own, so the victim's wait behind its own only */
+	if (hg_mc_connect(&mf.mc, c->socket, hg_rx_map_rings(&mf.map), hg_rx_map_rings(&mf.map),
 			  c->ring_log2 ? c->ring_log2 : LOG2_RING, deep, BSIZE,
 			  (size_t)HGL_BLAST_FLOWS * FRAME_MAX * 2, err, n) < 0)
 		return -1;

@@ -196,7 +196,12 @@ check_hello(struct hg_mc *mc, const struct hg_memif_hello *h, char *err, size_t 
 	mc->server[HG_MEMIF_NAME_SZ] = '\0';
 	if (h->min_version > HG_MEMIF_VERSION || h->max_version < HG_MEMIF_VERSION)
 		return fail(err, n, "the memif server speaks another version%s", "");
-	if (mc->n_c2s > h->max_c2s_ring + 1u || mc->n_s2c > h->max_s2c_ring + 1u ||
+	/* rings back: one per ring towards it where the server sends on that
+	 * many (hourglassd sends each RX queue's answers on its own), else as
+	 * many as it takes */
+	if (mc->n_s2c > h->max_s2c_ring + 1u)
+		mc->n_s2c = h->max_s2c_ring + 1u;
+	if (mc->n_c2s > h->max_c2s_ring + 1u ||
 	    mc->log2 > h->max_log2_ring_size ||
 	    (mc->deep && h->max_log2_ring_size < HG_MEMIF_LOG2_RING_MAX)) {
 		snprintf(why, sizeof(why), "the memif server takes %u rings towards it, "
@@ -240,7 +245,7 @@ hg_mc_connect(struct hg_mc *mc, const char *path, unsigned n_c2s, unsigned n_s2c
 	for (i = 0; i < n_c2s; i++)
 		if (add_ring(mc, i, 1, err, n) < 0)
 			return -1;
-	for (i = 0; i < n_s2c; i++)
+	for (i = 0; i < mc->n_s2c; i++)
 		if (add_ring(mc, i, 0, err, n) < 0)
 			return -1;
 	m = (struct hg_memif_msg){ .type = HG_MEMIF_MSG_CONNECT };
@@ -250,7 +255,7 @@ hg_mc_connect(struct hg_mc *mc, const char *path, unsigned n_c2s, unsigned n_s2c
 	/* the server zeroed every head and tail on CONNECT: from here on
 	 * they are ours. We poll what we receive on (no eventfd writes),
 	 * and every receive buffer is the server's to fill. */
-	for (i = 0; i < n_s2c; i++) {
+	for (i = 0; i < mc->n_s2c; i++) {
 		struct hg_mc_ring *q = &mc->s2c[i];
 
 		__atomic_store_n(&q->r->flags, HG_MEMIF_RING_FLAG_MASK_INT, __ATOMIC_RELAXED);

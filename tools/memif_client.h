@@ -46,7 +46,8 @@ struct hg_mc {
 };
 
 /* Connects to the memif socket at path (@NAME: abstract) as interface 0
- * with n_c2s rings towards the server and n_s2c back, of 2^log2 slots but
+ * with n_c2s rings towards the server and n_s2c back (fewer if the server
+ * sends on fewer: mc->n_s2c), of 2^log2 slots but
  * for the C2S rings in the bit mask deep: 2^HG_MEMIF_LOG2_RING_MAX (a
  * replay refills such a ring every millisecond, not every 70 us). 0, or
  * -1 with the reason in err (the server's own words where it gave some). */

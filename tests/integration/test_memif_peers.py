@@ -23,8 +23,8 @@ PORT = 7900
 
 @pytest.fixture(scope="module")
 def md():
-    """A daemon offering 2 RX rings (--rx-queues 2) and 1 TX ring, with
-    an echo tenant on PORT."""
+    """A daemon offering 2 rings each way (--rx-queues 2: one per RX queue
+    towards it, one per RX queue back), with an echo tenant on PORT."""
     d = memif_daemon(f"{os.getpid() % 10000}mp", extra=("--rx-queues", "2"))
     d.hgctl("tenant", "add", "pe", "--ports", f"{PORT}-{PORT}")
     echo = d.echo("pe", PORT, cpus="0")
@@ -101,8 +101,8 @@ def test_peers_come_and_go_with_any_ring_count(md):
                                      for _ in range(10)]
     for i, kind in enumerate(kinds):
         if kind == "py":
-            n_rx, n_tx = rng.randint(1, 3), rng.randint(1, 2)
-            if n_rx > 2 or n_tx > 1:
+            n_rx, n_tx = rng.randint(1, 3), rng.randint(1, 3)
+            if n_rx > 2 or n_tx > 2:
                 with pytest.raises(Refused, match="Invalid ring index"):
                     Peer(md.memif, n_rx=n_rx, n_tx=n_tx).close()
                 continue

@@ -88,6 +88,27 @@ def test_the_bridge_steers_each_tenant_to_its_queue(net, mq):
         (before, after)
 
 
+def test_each_queue_answers_on_a_tx_ring_of_its_own(mq):
+    """hgload gives a ring back per RX queue: each tenant's answers leave
+    on its queue's own, as from a NIC's TX queue per tenant, and wait
+    behind nobody else's; the sink, which answers nothing, sends none."""
+    q = {t["name"]: t["rx_queue"] for t in mq.tenants().values()}
+    before = rx_queues(mq)
+    cmd = ["taskset", "-c", "0", os.path.join(BIN, "hgload"), "--memif", mq.memif,
+           "--rx-map", mq.rx_map(), "--target", f"{DAEMON_IP}:{VICTIM}", "--rate", "500",
+           "--duration", "0.5", "--json", "--and", "--target", f"{DAEMON_IP}:{PINNED}",
+           "--rate", "300", "--duration", "0.5"]
+    victim, pinned = json.loads(subprocess.run(cmd, capture_output=True, text=True, timeout=60,
+                                               check=True).stdout)
+    after = rx_queues(mq)
+    sent = {g: after[g]["tx_packets"] - before[g]["tx_packets"] for g in after}
+    assert sent[q["victim"]] >= victim["received"] > 0, (sent, victim)
+    assert sent[q["pinned"]] >= pinned["received"] > 0, (sent, pinned)
+    assert sent[q["sink0"]] == 0, sent
+    # only the core's own frames (ARP) on queue 0's, which no tenant has
+    assert sent[0] < 10, sent
+
+
 def run(d, rx_map, secs=2.0):
     """The victim at 2,000 req/s and a 16-flow blast into the sink, through
     one hgload on the daemon's memif port that steers by rx_map."""
