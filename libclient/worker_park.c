@@ -28,13 +28,18 @@ poll_ns(const hg_ctx_t *w)
 /* Asks the daemon to let this worker park (core allocation, CoreSync
  * Algorithm 1): a fresh request in its control block, and one ring of
  * the tenant's park bell per idle period, so the slow path looks now
- * rather than at its next housekeeping tick. */
+ * rather than at its next housekeeping tick. Not while it is the
+ * tenant's only running worker: the daemon keeps the last one (asleep on
+ * its doorbell, steered to), so that ask would be a write and a slow-path
+ * wake-up on the apps' CPU per idle period, about one per request for an
+ * app alone, for a certain no. A count one change old costs one ask in
+ * vain, or one idle period allocated. */
 static void
 park_ask(hg_ctx_t *w)
 {
 	uint64_t one = 1;
 
-	if (w->parking)
+	if (w->parking || LOAD(w->app->steer->running) <= 1)
 		return;
 	if (++w->park_seq == 0)
 		w->park_seq = 1;

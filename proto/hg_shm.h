@@ -132,6 +132,11 @@ struct hg_steer_shm {
 	uint32_t core_policy;		/* enum hg_core_policy (policy/coresync.h) */
 	uint32_t poll_ns;		/* an idle worker polls this long, then
 					 * asks to park */
+	/* the tenant's contexts that run (not parked), at each change: the
+	 * last one is never parked, so a worker that sees 1 blocks on its
+	 * doorbell without asking (an ask and its bell are a system call
+	 * and a slow-path wake-up on the apps' CPU, per idle period) */
+	uint32_t running;
 };
 
 /* Per attached app (process), daemon-written except where noted. The wait

@@ -171,6 +171,12 @@ hg_core_active(const struct hg_registry *reg, int slot)
 	return n;
 }
 
+void
+hg_core_publish_running(struct hg_registry *reg, int slot)
+{
+	hg_publish_running(reg, slot, hg_core_active(reg, slot));
+}
+
 /* Parking called off or over: the credits it took go back. */
 static void
 give_back(struct hg_registry *reg, int slot, uint32_t ctx)
@@ -194,6 +200,7 @@ park(struct hg_registry *reg, int slot, uint32_t ctx)
 	cs->parked[ctx] = 1;
 	cs->n_parked++;
 	cs->parks++;
+	hg_core_publish_running(reg, slot);
 	__atomic_store_n(&tn->ctx_shm[ctx].park_ok, cs->asked[ctx], __ATOMIC_RELEASE);
 	HG_LOG(DEBUG, "tenant %s: context %u parked (%u parked)", reg->t[slot].name,
 	       ctx, cs->n_parked);
@@ -223,6 +230,7 @@ unpark(struct hg_registry *reg, int slot, uint32_t ctx, int by_daemon)
 
 	cs->parked[ctx] = 0;
 	cs->n_parked--;
+	hg_core_publish_running(reg, slot);
 	give_back(reg, slot, ctx);
 	if (steer_to(reg, slot, ctx, 1) < 0)
 		HG_LOG(ERR, "tenant %s: out of memory to steer to context %u again",

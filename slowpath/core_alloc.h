@@ -63,8 +63,11 @@ int hg_core_tick(struct hg_registry *reg, uint64_t now_tsc);
 /* A context closes (its app died or left): parked or parking, its
  * credits go back and it counts no more. */
 void hg_core_forget(struct hg_registry *reg, int slot, uint32_t ctx);
-/* Active and parked workers of a tenant. */
+/* The tenant's contexts that run: live and not parked. */
 uint32_t hg_core_active(const struct hg_registry *reg, int slot);
+/* Tells the tenant's apps how many run (a context opened, parked, woke or
+ * left): a worker alone does not ask to park (the last is kept). */
+void hg_core_publish_running(struct hg_registry *reg, int slot);
 /* CPU time (ns) of the tenant's app processes, those that left included;
  * *util their CPU over wall time since the previous sample at least
  * 100 ms before (0 until there is one). */

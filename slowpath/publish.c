@@ -169,6 +169,16 @@ publish_steering(struct hg_tenant *tn, const struct hg_tenant_cfg *c)
 	__atomic_store_n(&sh->core_policy, (uint32_t)c->core.policy, __ATOMIC_RELEASE);
 }
 
+void
+hg_publish_running(struct hg_registry *reg, int slot, uint32_t n)
+{
+	struct hg_steer_shm *sh =
+		&((struct hg_region_hdr *)reg->dp->tenant[slot].base)->steer;
+
+	HG_ASSERT_SLOW();
+	__atomic_store_n(&sh->running, n, __ATOMIC_RELAXED);
+}
+
 /* The settings a view holds. */
 #define VIEW_BITS (HG_TCFG_PUB_BUDGET | HG_TCFG_PUB_EXTRA | HG_TCFG_PUB_STEER | \
 		   HG_TCFG_PUB_CREDIT | HG_TCFG_PUB_SESSIONS | HG_TCFG_PUB_PORTS)

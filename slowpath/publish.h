@@ -29,6 +29,8 @@ int hg_publish_settings(struct hg_registry *reg, int slot, unsigned what);
 /* Port p's entry (dp.h: HG_PORT_ENTRY, 0 for none), and its copy in an
  * XDP program (xdp_link.h). A tenant's view is published before an entry
  * names it, and its entries cleared before its slot is freed. */
+/* How many of the tenant's contexts run (hg_steer_shm.running). */
+void hg_publish_running(struct hg_registry *reg, int slot, uint32_t n);
 void hg_publish_port(struct hg_registry *reg, uint32_t p, uint32_t entry);
 /* The budget per TSC cycle, HG_RATE_ONE units (refill.c). */
 void hg_publish_rate(struct hg_registry *reg, int slot, uint64_t rate);

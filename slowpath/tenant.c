@@ -638,6 +638,7 @@ hg_app_ctx_open(struct hg_registry *reg, int slot, int app, uint32_t *ctx_out,
 		ERR("out of memory for the tenant's view");
 		return rc;
 	}
+	hg_core_publish_running(reg, slot);
 	*ctx_out = ctx;
 	*bell_out = bell;
 	return 0;
@@ -716,6 +717,7 @@ hg_app_detach(struct hg_registry *reg, int slot, int app)
 		HG_LOG(ERR, "tenant %s: out of memory for a view without app %d",
 		       t->name, app);
 	a->reclaiming = 1;
+	hg_core_publish_running(reg, slot);
 	send_reclaim(reg, slot, app);
 	hg_tset_add(&reg->pending, (unsigned)slot);
 	pthread_mutex_unlock(&reg->lock);

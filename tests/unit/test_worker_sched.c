@@ -596,11 +596,13 @@ wait_for(const uint32_t *word, int nonzero, unsigned ms)
 }
 
 /* A worker of a tenant with `policy` in hg_recv on its own thread, once
- * it sleeps on its doorbell. */
+ * it sleeps on its doorbell; running: the tenant's running workers, as
+ * the daemon says. */
 static void
-sleeping_worker(uint32_t policy, struct waiter *w, pthread_t *th)
+sleeping_worker(uint32_t policy, uint32_t running, struct waiter *w, pthread_t *th)
 {
 	((struct hg_region_hdr *)tn.base)->steer.core_policy = policy;
+	((struct hg_region_hdr *)tn.base)->steer.running = running;
 	*w = (struct waiter){ .c = open_ctx(0), .got = -100 };
 	cr_assert_eq(pthread_create(th, NULL, recv_thread, w), 0);
 	cr_assert(wait_for(&tn.ctx_shm[0].armed, 1, 10000), "asleep on its doorbell");
@@ -615,7 +617,7 @@ asks_and_sleeps(uint32_t policy)
 	struct waiter w;
 	pthread_t th;
 
-	sleeping_worker(policy, &w, &th);
+	sleeping_worker(policy, 2, &w, &th);
 	cr_assert_neq(cs->park, 0, "and asked the daemon");
 	deliver(0, 1, "hello");
 	daemon_rings(0);
@@ -634,6 +636,24 @@ Test(park, shenango_asks_and_sleeps_at_once, .timeout = 30)
 	asks_and_sleeps(HG_CORE_SHENANGO);
 }
 
+/* The tenant's only running worker is never parked: it sleeps on its
+ * doorbell without asking (before, its ask and the park bell's write
+ * were a system call and a slow-path wake-up per idle period), and a
+ * delivery wakes it all the same. */
+Test(park, the_only_running_worker_sleeps_without_asking, .timeout = 30)
+{
+	struct hg_ctx_shm *cs = &tn.ctx_shm[0];
+	struct waiter w;
+	pthread_t th;
+
+	sleeping_worker(HG_CORE_CORESYNC, 1, &w, &th);
+	cr_assert_eq(__atomic_load_n(&cs->park, __ATOMIC_ACQUIRE), 0, "no ask");
+	deliver(0, 1, "hello");
+	daemon_rings(0);
+	pthread_join(th, NULL);
+	cr_assert_eq(w.got, 1, "the delivery woke it");
+}
+
 /* The daemon's delay check rings a sleeping worker with nothing for its
  * own queue: it withdraws its request, looks (steals), and asks anew. */
 Test(park, a_worker_woken_without_work_asks_anew, .timeout = 30)
@@ -645,7 +665,7 @@ Test(park, a_worker_woken_without_work_asks_anew, .timeout = 30)
 	pthread_t th;
 	unsigned i;
 
-	sleeping_worker(HG_CORE_CORESYNC, &w, &th);
+	sleeping_worker(HG_CORE_CORESYNC, 2, &w, &th);
 	first = __atomic_load_n(&cs->park, __ATOMIC_ACQUIRE);
 	cr_assert_eq(write(tn.bell[0], &one, sizeof(one)), sizeof(one));
 	for (i = 0; i < 10000; i++) {
