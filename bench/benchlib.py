@@ -165,14 +165,12 @@ class Bench:
         fast-path core was busy (None without a daemon: the kernel's
         side). Only a step at SATURATED or above measures contention."""
         s0 = cpu_steal_ms()
-        if self.d is None:
-            res = self.run(loads)
-            self.steal_ms = {c: v - s0[c] for c, v in cpu_steal_ms().items()}
-            return res, None
-        st0 = self.d.stats()
+        st0 = self.d.stats() if self.d else None
         res = self.run(loads)
-        st1 = self.d.stats()
         self.steal_ms = {c: v - s0[c] for c, v in cpu_steal_ms().items()}
+        if self.d is None:
+            return res, None
+        st1 = self.d.stats()
         return res, (st1["cores"][0]["busy_cycles"] - st0["cores"][0]["busy_cycles"]) / \
             (st1["tsc_hz"] * duration)
 

@@ -54,7 +54,7 @@ struct hg_mif_conn {
 	uint32_t n_regions;
 	struct hg_mif_region region[HG_MIF_REGIONS];
 	struct hg_mif_ring rx[HG_MIF_RX_RINGS];	/* C2S, by RX queue id */
-	/* S2C, by RX queue id (hg_mif_tx_ring), or by fast-path core */
+	/* S2C, by RX queue id (link.h's hg_link_tx_per_queue), or by core */
 	struct hg_mif_ring tx[HG_MIF_TX_RINGS];
 };
 
