@@ -147,7 +147,7 @@ serve(struct hg_dp *dp, struct hg_fp_core *c, int t, int protect, int funded,
 {
 	struct hg_fp_tenant *ft = &c->t[t];
 	const struct hg_tenant_view *v = hg_view(dp, (unsigned)t);
-	uint64_t t0 = rte_rdtsc(), t1;
+	uint64_t t0 = rte_rdtsc(), cost;
 	unsigned n;
 
 	if (v->state != HG_TENANT_ACTIVE) {
@@ -159,13 +159,13 @@ serve(struct hg_dp *dp, struct hg_fp_core *c, int t, int protect, int funded,
 			 batch_room(dp, c, t, v, protect, slack, room), protect && funded);
 	if (ft->pend_head == ft->pend_tail)
 		hg_tset_del(&c->pend, (unsigned)t);
-	t1 = rte_rdtsc();
+	cost = hg_bounded_n(c, rte_rdtsc() - t0, n, v->extra_cycles);
 	/* the tenant's own cost per datagram: the PMD's call is billed at
 	 * the flush (xmit.c), and its per-call cost would make small batches
 	 * look dear and keep them small */
 	if (n > 0)
-		ft->sched_avg = hg_cost_avg(ft->sched_avg, t1 - t0, n);
-	hg_charge(ft, HG_PT_SCHED, t1 - t0, n, protect && funded);
+		ft->sched_avg = hg_cost_avg(ft->sched_avg, cost, n);
+	hg_charge(ft, HG_PT_SCHED, cost, n, protect && funded);
 	ft->unfunded[HG_PT_SCHED] += protect && !funded;
 	hg_touch(c, (unsigned)t);
 	return n;

@@ -96,7 +96,7 @@ static void
 bill(struct hg_fp_core *c, uint64_t cycles, const uint16_t *idx, unsigned k)
 {
 	const struct hg_tx_stage *s = &c->stage;
-	uint64_t share = cycles / k;
+	uint64_t share = cycles / k, cost;
 	unsigned i;
 
 	for (i = 0; i < k; i++) {
@@ -108,8 +108,9 @@ bill(struct hg_fp_core *c, uint64_t cycles, const uint16_t *idx, unsigned k)
 			continue;
 		}
 		ft = &c->t[w->tenant % HG_MAX_TENANTS];
-		hg_charge(ft, (enum hg_point)w->pt, share, 0, w->billed);
-		ft->nic_cycles[w->pt] += share;
+		cost = hg_bounded(c, share);	/* a stalled call is the OS's */
+		hg_charge(ft, (enum hg_point)w->pt, cost, 0, w->billed);
+		ft->nic_cycles[w->pt] += cost;
 	}
 }
 

@@ -31,7 +31,7 @@
 	X(unattributed, unattributed_cycles, "cycles", "no tenant's: empty " \
 	  "polls, ARP, ICMP, datagrams for no tenant") \
 	X(preempted, preempted_cycles, "cycles", "the part of unattributed_cycles " \
-	  "that was the OS's: charges cut to HG_CHARGE_MAX_US") \
+	  "that was the OS's: charges cut to HG_CHARGE_MAX_US per datagram") \
 	X(flushes, flushes, "calls", "PMD sends: one per pass that had frames") \
 	X(naps, naps, "naps", "waits of an idle core (--idle sleep)") \
 	X(nap_wakes, nap_wakes, "wakes", "naps cut short by an RX interrupt or " \
