@@ -306,6 +306,10 @@ open_transport(struct load *ls, unsigned n)
 		if (ls[k].blast && c.n_blast < 4) {
 			c.blast[c.n_blast].flow0 = ls[k].flow0;
 			c.blast[c.n_blast++].dport = ls[k].target.sin_port;
+		} else if (!ls[k].blast && c.n_timed < 4) {
+			c.timed[c.n_timed].flow0 = ls[k].flow0;
+			c.timed[c.n_timed].flows = ls[k].flows;
+			c.timed[c.n_timed++].dport = ls[k].target.sin_port;
 		}
 	}
 	c.src_ip = ls[0].src_ip ? ls[0].src_ip : htonl(0xC6120002u);	/* 198.18.0.2 */

@@ -360,6 +360,7 @@ hgl_memif_poll(uint64_t max_ns,
 }
 
 static unsigned ring_of(unsigned f, uint16_t dport);
+static uint64_t timed_rings(const struct hgl_memif_cfg *c);
 
 static void
 ignore(void *arg, unsigned f, uint16_t sport, const uint8_t *p, size_t n)
@@ -429,7 +430,26 @@ hgl_memif_open(const struct hgl_memif_cfg *c, char *err, size_t n)
 			 c->socket);
 		return -1;
 	}
+	/* after ARP, whose answer comes on the daemon's first ring */
+	hg_mc_set_quiet(&mf.mc, c->n_timed > 0 ? ~timed_rings(c) : 0);
 	return 0;
+}
+
+/* The S2C rings the timed loads' answers come back on: the daemon sends
+ * an RX queue's answers on the ring of that queue's number when the peer
+ * gave one per queue (fastpath/memif.h), else all on its first. */
+static uint64_t
+timed_rings(const struct hgl_memif_cfg *c)
+{
+	uint64_t rings = 0;
+	unsigned k, f;
+
+	if (mf.mc.n_s2c < hg_rx_map_rings(&mf.map))
+		return 1;
+	for (k = 0; k < c->n_timed && k < RTE_DIM(c->timed); k++)
+		for (f = 0; f < c->timed[k].flows && f < 64u * HG_RX_MAP_RINGS; f++)
+			rings |= 1ull << (ring_of(c->timed[k].flow0 + f, c->timed[k].dport) % 64u);
+	return rings;
 }
 
 /* Writes flow f's Ethernet/IPv4/UDP frame to dport (network order) with

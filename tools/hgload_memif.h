@@ -32,6 +32,11 @@ struct hgl_memif_cfg {
 	 * have (a replay refills it once a millisecond, not every 70 us) */
 	struct { unsigned flow0; uint16_t dport; } blast[4];	/* dport: network order */
 	unsigned n_blast;
+	/* the loads whose answers are timed: the receiver sleeps on their
+	 * rings only, and a ring that carries only a blast's answers never
+	 * asks the daemon for a wake-up (hg_mc_set_quiet); none: every ring */
+	struct { unsigned flow0, flows; uint16_t dport; } timed[4];
+	unsigned n_timed;
 };
 
 #define HGL_MEMIF_PORT0 20000u

@@ -365,13 +365,23 @@ rx_pending(const struct hg_mc *mc)
 	return 0;
 }
 
+/* Sets the flags of the rings that wait (all but the quiet ones). */
 static void
 mask_rx(struct hg_mc *mc, uint16_t flags)
 {
 	unsigned i;
 
 	for (i = 0; i < mc->n_s2c; i++)
-		__atomic_store_n(&mc->s2c[i].r->flags, flags, __ATOMIC_RELAXED);
+		if (!(mc->quiet >> i & 1))
+			__atomic_store_n(&mc->s2c[i].r->flags, flags, __ATOMIC_RELAXED);
+}
+
+void
+hg_mc_set_quiet(struct hg_mc *mc, uint64_t rings)
+{
+	uint64_t all = mc->n_s2c >= 64 ? UINT64_MAX : (1ull << mc->n_s2c) - 1;
+
+	mc->quiet = (rings & all) == all ? 0 : rings & all;
 }
 
 int
@@ -391,7 +401,8 @@ hg_mc_rx_wait(struct hg_mc *mc, uint64_t ns)
 	got = rx_pending(mc);
 	if (!got) {
 		for (i = 0; i < mc->n_s2c; i++)
-			p[i] = (struct pollfd){ .fd = mc->s2c[i].efd, .events = POLLIN };
+			p[i] = (struct pollfd){ .fd = mc->quiet >> i & 1 ? -1 : mc->s2c[i].efd,
+						.events = POLLIN };
 		if (ppoll(p, mc->n_s2c, &ts, NULL) > 0)
 			for (i = 0; i < mc->n_s2c; i++)
 				if (p[i].revents & POLLIN)
