@@ -78,7 +78,7 @@ hg_dp_set_rxq(struct hg_dp *dp, enum hg_rx_steer steer, uint32_t per_core)
 		for (g = 0; g < per_core; g++)
 			fc->rxq[g] = (struct hg_rxq){
 				.id = (uint16_t)(c * per_core + g),
-				.group = (uint16_t)g, .unfunded = -1 };
+				.group = (uint16_t)g, .unfunded = -1, .tenant = -1 };
 	}
 }
 

@@ -64,6 +64,7 @@ struct hg_rxq {
 	uint16_t dev_queue;		/* the device's queue (an XDP
 					 * program's rx_queue_index) */
 	int32_t unfunded;		/* that tenant, or -1 */
+	int32_t tenant;			/* the last tenant RX met on it, -1 */
 	uint64_t pkts;			/* received on it */
 	uint64_t deferred;		/* passes it waited out, unfunded */
 	uint64_t tx_pkts;		/* frames sent on its own TX ring
@@ -170,6 +171,8 @@ struct hg_fp_core {
 	uint64_t busy_pmd_cycles;	/* ... in passes that did work */
 	uint64_t rx_pkts, tx_pkts;
 	uint64_t flushes;		/* calls that handed the NIC a stage */
+	uint64_t sched_yields;		/* SCHED batches cut short for
+					 * another tenant's work (sched.c) */
 	uint64_t drops[HG_DROP_N];
 	uint32_t sched_rr;		/* next tenant SCHED looks at */
 	uint32_t tx_rr;			/* first tenant TX polls */
@@ -416,6 +419,8 @@ int hg_fp_loop(void *arg);			/* lcore main, arg = hg_fp_core */
 void hg_fp_set_dp(struct hg_dp *dp);
 unsigned hg_fp_rx(struct hg_dp *dp, struct hg_fp_core *c);
 unsigned hg_fp_tx(struct hg_dp *dp, struct hg_fp_core *c);
+/* Has hot tenant t a descriptor on a transmit ring of this core (tx.c)? */
+int hg_tx_waiting(const struct hg_dp *dp, const struct hg_fp_core *c, unsigned t);
 /* Looks at up to max cold tenants' transmit rings (tx.c). */
 unsigned hg_fp_sweep(struct hg_dp *dp, struct hg_fp_core *c, unsigned max);
 unsigned hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c);

@@ -41,6 +41,15 @@ hg_link_tx(struct hg_dp *dp, struct hg_fp_core *c, uint16_t q,
 	return rte_eth_tx_burst(dp->port_id, (uint16_t)c->idx, pkts, n);
 }
 
+/* Has RX queue q frames waiting, as far as the link can tell at the cost
+ * of a load: a memif ring can; an ethdev's answer would cost a PMD call
+ * (or is not offered), so it says no. */
+static inline int
+hg_link_rx_waiting(const struct hg_dp *dp, uint16_t q)
+{
+	return dp->mif != NULL && hg_mif_rx_waiting(dp->mif, q);
+}
+
 /* Whether each RX queue's frames leave by a TX ring of their own, ring
  * idx x n_rxq + queue: a memif peer that gave one per RX queue (a NIC's
  * TX queue per tenant, so that an answer waits behind its own tenant's

@@ -86,6 +86,17 @@ hg_mif_tx_rings(const struct hg_mif *m)
 	return cn != NULL ? cn->n_tx : 0;
 }
 
+/* Has RX ring q frames the core has not taken? One load of the peer's
+ * head; a lie only makes a batch at SCHED shorter (sched.c). */
+static inline int
+hg_mif_rx_waiting(const struct hg_mif *m, uint16_t q)
+{
+	const struct hg_mif_conn *cn = __atomic_load_n(&m->conn, __ATOMIC_ACQUIRE);
+
+	return cn != NULL && q < cn->n_rx &&
+	       __atomic_load_n(&cn->rx[q].ring->head, __ATOMIC_ACQUIRE) != cn->rx[q].next;
+}
+
 /* Copies up to n frames into the peer's posted buffers on S2C ring q and
  * frees them; the rest stay the caller's. bad as above. */
 uint16_t hg_mif_tx(struct hg_mif *m, uint16_t q, struct rte_mbuf **pkts,

@@ -265,6 +265,7 @@ rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
 	}
 	if (g->protect && !billed)
 		g->unfunded = (int)t;
+	g->last = (int)t;
 	ft->nic_cycles[HG_PT_RX] += nic;
 	if (shed) {
 		ft->drop_cycles += cycles;
@@ -347,7 +348,7 @@ static void
 gate_open(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_rxq *q,
 	  struct rx_gate *g, uint64_t now)
 {
-	*g = (struct rx_gate){ .unfunded = -1, .rxq = (unsigned)(q - c->rxq) };
+	*g = (struct rx_gate){ .unfunded = -1, .last = -1, .rxq = (unsigned)(q - c->rxq) };
 	c->burst++;
 	if (!hg_protecting(dp))
 		return;
@@ -370,6 +371,8 @@ rxq_mark(struct hg_rxq *q, const struct rx_gate *g)
 		q->unfunded = -1;
 	else if (g->unfunded >= 0)
 		q->unfunded = g->unfunded;
+	if (g->last >= 0)
+		q->tenant = g->last;
 }
 
 static unsigned

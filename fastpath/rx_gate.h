@@ -30,6 +30,7 @@ struct rx_gate {
 	int pend_checked;	/* funded_busy looked at the pending ones */
 	int funded_seen;	/* a funded tenant's datagram was billed */
 	int unfunded;		/* the last unfunded tenant billed, or -1 */
+	int last;		/* the last tenant billed, or -1 */
 	unsigned rxq;		/* the burst's queue, an index in c->rxq */
 };
 

@@ -144,6 +144,12 @@ tx_poll(struct hg_dp *dp, struct hg_fp_core *c, int t, int billed, int slack)
 	return n;
 }
 
+int
+hg_tx_waiting(const struct hg_dp *dp, const struct hg_fp_core *c, unsigned t)
+{
+	return tx_pending(&dp->tenant[t], &hg_view(dp, t)->map, c->idx, 0);
+}
+
 /* One lap over the hot tenants from tx_rr: the funded ones (funded = 1),
  * or the unfunded ones (funded = 0), or all (protection off, -1). */
 static unsigned

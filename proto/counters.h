@@ -33,6 +33,8 @@
 	X(preempted, preempted_cycles, "cycles", "the part of unattributed_cycles " \
 	  "that was the OS's: charges cut to HG_CHARGE_MAX_US per datagram") \
 	X(flushes, flushes, "calls", "PMD sends: one per pass that had frames") \
+	X(sched_yields, sched_yields, "batches", "SCHED batches nobody waited " \
+	  "behind, cut short when another tenant's work arrived") \
 	X(naps, naps, "naps", "waits of an idle core (--idle sleep)") \
 	X(nap_wakes, nap_wakes, "wakes", "naps cut short by an RX interrupt or " \
 	  "a command") \
