@@ -9,7 +9,6 @@
 #include <rte_prefetch.h>
 
 #include "dp.h"
-#include "link.h"
 #include "neigh.h"
 #include "parse.h"
 #include "sched_pick.h"
@@ -62,59 +61,15 @@ extra_work(uint64_t cycles)
 
 #define HG_SCHED_PREFETCH 4u	/* datagrams ahead */
 /* A batch nobody else waits behind looks again every HG_SCHED_CHUNK
- * datagrams (others_waiting): often enough that a victim's datagram
+ * datagrams (hg_sched_others_waiting): often enough that a victim's datagram
  * waits a few microseconds for it, seldom enough that the look costs
  * ~1% of the batch. */
 #define HG_SCHED_CHUNK 8u
 
-/* Has anyone but tenant t work on this core now: a datagram this pass
- * delivered (its doorbell is rung after the pass, and its answer comes
- * after that), TX pending here, a descriptor on a hot tenant's transmit
- * ring, or frames on an RX queue whose last tenant was another (a shared
- * queue's always count)? A few loads per queue and hot tenant: the walk
- * is bounded by HG_BELLS, HG_MAX_RXQ and the hot set, which holds the
- * tenants with recent work. */
-static int
-others_waiting(const struct hg_dp *dp, const struct hg_fp_core *c, unsigned t)
-{
-	unsigned i;
-	int u;
-
-	for (i = 0; i < c->n_bell; i++)
-		if (c->bell[i].tenant != t)
-			return 1;
-	HG_TSET_FOREACH(u, &c->pend)
-		if ((unsigned)u != t)
-			return 1;
-	for (i = 0; i < c->n_rxq; i++) {
-		const struct hg_rxq *q = &c->rxq[i];
-
-		if ((q->tenant != (int32_t)t || c->n_rxq == 1 ||
-		     __atomic_load_n(&dp->rxq_tenants[q->group], __ATOMIC_RELAXED) > 1) &&
-		    hg_link_rx_waiting(dp, q->id))
-			return 1;
-	}
-	HG_TSET_FOREACH(u, &c->hot)
-		if ((unsigned)u != t && hg_tx_waiting(dp, c, (unsigned)u))
-			return 1;
-	return 0;
-}
-
-static inline void
-prefetch_payload(const struct hg_tenant *tn, const struct hg_fp_tenant *ft, uint32_t k)
-{
-	const struct hg_desc *d = &ft->pend[k % HG_PEND_SIZE];
-	const uint8_t *b = hg_tenant_buf(tn, d->buf);
-
-	rte_prefetch0(b);
-	if (d->len > RTE_CACHE_LINE_SIZE)
-		rte_prefetch0(b + RTE_CACHE_LINE_SIZE);
-}
-
 /* Stages up to max pending datagrams of one tenant for the pass's send
  * (xmit.h: its share of the PMD's call is billed there, billed saying
  * whether to its budget); returns how many. yield: stop early, at a
- * chunk's end, once another tenant has work (others_waiting). */
+ * chunk's end, once another tenant has work (hg_sched_others_waiting). */
 static unsigned
 sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 	     const struct hg_tenant_view *v, struct hg_fp_tenant *ft, unsigned max,
@@ -139,7 +94,7 @@ sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 		const struct hg_desc *d;
 
 		if (yield && i > 0 && i % HG_SCHED_CHUNK == 0 &&
-		    others_waiting(dp, c, tn->slot)) {
+		    hg_sched_others_waiting(dp, c, tn->slot)) {
 			c->sched_yields++;
 			rte_pktmbuf_free_bulk(m + i, n - i);
 			n = i;
@@ -192,7 +147,7 @@ batch_room(const struct hg_dp *dp, struct hg_fp_core *c, int t,
 	*yield = 0;
 	if (!protect || __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) < 2)
 		return room;
-	if (!others_waiting(dp, c, (unsigned)t)) {
+	if (!hg_sched_others_waiting(dp, c, (unsigned)t)) {
 		*yield = 1;
 		return room;
 	}

@@ -437,7 +437,7 @@ hgl_memif_open(const struct hgl_memif_cfg *c, char *err, size_t n)
 
 /* The S2C rings the timed loads' answers come back on: the daemon sends
  * an RX queue's answers on the ring of that queue's number when the peer
- * gave one per queue (fastpath/memif.h), else all on its first. */
+ * gave one per queue (fastpath/link.h), else on its core's: then any. */
 static uint64_t
 timed_rings(const struct hgl_memif_cfg *c)
 {
@@ -445,7 +445,7 @@ timed_rings(const struct hgl_memif_cfg *c)
 	unsigned k, f;
 
 	if (mf.mc.n_s2c < hg_rx_map_rings(&mf.map))
-		return 1;
+		return UINT64_MAX;
 	for (k = 0; k < c->n_timed && k < RTE_DIM(c->timed); k++)
 		for (f = 0; f < c->timed[k].flows && f < 64u * HG_RX_MAP_RINGS; f++)
 			rings |= 1ull << (ring_of(c->timed[k].flow0 + f, c->timed[k].dport) % 64u);
