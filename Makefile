@@ -238,6 +238,10 @@ UNIT_LINK := $(OBJ)/fastpath/parse.o $(OBJ)/fastpath/bufpart.o $(OBJ)/fastpath/d
 $(BUILD)/tests/test_rx_map: UNIT_EXTRA = $(OBJ)/tools/rx_map.o $(POLICY_O)
 $(BUILD)/tests/test_rx_map: $(OBJ)/tools/rx_map.o
 
+# the NIC send's billing, over a memif link of the test's own
+$(BUILD)/tests/test_xmit: UNIT_EXTRA = $(OBJ)/fastpath/xmit.o $(OBJ)/fastpath/memif.o $(POLICY_O)
+$(BUILD)/tests/test_xmit: $(OBJ)/fastpath/xmit.o $(OBJ)/fastpath/memif.o
+
 # the library's tests link its objects (without its copy of the protocol),
 # and its own (PIC) copy of policy/
 $(BUILD)/tests/test_green $(BUILD)/tests/test_worker_sched $(BUILD)/tests/test_rpc: UNIT_EXTRA = $(CLIENT_CORE_O)

@@ -426,15 +426,6 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q)
 	return seen;
 }
 
-/* Is q's last out-of-budget tenant still out of budget? Looked at on
- * every pass, so a queue waits behind the others only while it does. */
-static int
-rxq_unfunded(const struct hg_dp *dp, struct hg_fp_core *c,
-	     const struct hg_rxq *q)
-{
-	return q->unfunded >= 0 && !hg_topup_funded(dp, c, (unsigned)q->unfunded);
-}
-
 /* Bursts from one queue while they come back full, out of the pass's
  * *left; returns the datagrams. */
 static unsigned
@@ -459,23 +450,26 @@ rx_drain(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q,
  * (over budget, ring full) instead of the NIC dropping blindly.
  *
  * Where tenants have queues of their own (design.md §3), RX polls them in
- * budget order: queues of funded tenants first, round robin, and a queue
- * whose tenant is out of budget only when none of them had a datagram and
- * no funded tenant's TX waits (hg_rxq_unfunded_read), so a flood waits in
- * its own queue, not in front of a victim's. */
+ * budget order: queues of funded tenants first, most budget left first
+ * (hg_rx_order), and a queue whose tenant is out of budget only when none of
+ * them had a datagram and no funded tenant's TX waits
+ * (hg_rxq_unfunded_read), so a flood waits in its own queue, not in front
+ * of a victim's. */
 unsigned
 hg_fp_rx(struct hg_dp *dp, struct hg_fp_core *c)
 {
-	unsigned k, i, left = HG_RX_BURSTS, total = 0, later = 0;
-	int order = c->n_rxq > 1 && hg_protecting(dp);
+	unsigned k, i, left = HG_RX_BURSTS, total = 0, later = 0, n;
+	uint8_t idx[HG_MAX_RXQ];
 
+	_Static_assert(HG_MAX_RXQ <= 32, "later is a 32-bit mask");
 	hg_xdp_review(dp, c);
-	for (k = 0; k < c->n_rxq && left > 0; k++) {
-		i = (c->rxq_rr + k) % c->n_rxq;
-		if (order && rxq_unfunded(dp, c, &c->rxq[i]))
-			later |= 1u << i;
-		else
-			total += rx_drain(dp, c, &c->rxq[i], &left);
+	if (c->n_rxq > 1 && hg_protecting(dp)) {
+		n = hg_rx_order(dp, c, idx, &later);
+		for (k = 0; k < n && left > 0; k++)
+			total += rx_drain(dp, c, &c->rxq[idx[k]], &left);
+	} else {
+		for (k = 0; k < c->n_rxq && left > 0; k++)
+			total += rx_drain(dp, c, &c->rxq[(c->rxq_rr + k) % c->n_rxq], &left);
 	}
 	for (k = 0; later != 0 && k < c->n_rxq; k++) {
 		i = (c->rxq_rr + k) % c->n_rxq;

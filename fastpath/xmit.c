@@ -88,10 +88,15 @@ hg_fp_xmit(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf **m,
 	}
 }
 
-/* The PMD's cost of one send, split evenly over its frames (stage
- * indexes idx, or the first k where idx is NULL): a tenant pays for its
- * own mbufs, never for a neighbour's, and the system call under the
- * burst is paid once per ring and pass, not once per tenant. */
+/* The PMD's cost of one send, split evenly over the frames that left
+ * (stage indexes idx, or the first k where idx is NULL; none: the
+ * core's): a tenant pays for its own mbufs, never for a neighbour's, and
+ * the system call under the burst is paid once per ring and pass, not
+ * once per tenant. A frame the link refused cost the call nothing and is
+ * not billed: billed at every flush it waited through, a victim's answer
+ * behind a neighbour's full ring ran its tenant into debt, and the
+ * victim's next datagrams were shed (bench/isolation, shared queue:
+ * nic_tx_full and rx_over_budget drops of a victim in the same step). */
 static void
 bill(struct hg_fp_core *c, uint64_t cycles, const uint16_t *idx, unsigned k)
 {
@@ -117,8 +122,8 @@ bill(struct hg_fp_core *c, uint64_t cycles, const uint16_t *idx, unsigned k)
 /* Hands k frames m (stage indexes idx, NULL: the first k) to TX ring q
  * in one call, two if the ring wrapped (a ring that took part of it may
  * have room again after the PMD reclaimed what it sent: one more try,
- * never a spin); bills every frame tried its share, a kept one again at
- * the next flush. Returns how many of them left, a prefix. */
+ * never a spin); bills each frame that left its share (bill). Returns
+ * how many of them left, a prefix. */
 static unsigned
 send_ring(struct hg_dp *dp, struct hg_fp_core *c, uint16_t q, struct rte_mbuf **m,
 	  const uint16_t *idx, unsigned k)
@@ -130,7 +135,10 @@ send_ring(struct hg_dp *dp, struct hg_fp_core *c, uint16_t q, struct rte_mbuf **
 		sent += hg_link_tx(dp, c, q, m + sent, (uint16_t)(k - sent));
 	t1 = rte_rdtsc();
 	c->pmd_cycles += t1 - t0;
-	bill(c, t1 - t0, idx, k);
+	if (sent > 0)
+		bill(c, t1 - t0, idx, sent);
+	else
+		c->unattributed += t1 - t0;
 	return sent;
 }
 

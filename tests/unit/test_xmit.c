@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The NIC send's billing (xmit.c) against a daemon state of the test's own
+ * and a memif link whose peer posted no buffer: a frame the link refuses
+ * is kept for the next flush, and nobody is billed for the refusal. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "../../fastpath/memif.h"
+#include "../../fastpath/xmit.h"
+
+#define VICTIM 0
+
+static struct hg_dp *dp;
+static struct hg_fp_core *c;
+static struct hg_mif mif;
+static struct hg_mif_conn *conn;
+static struct hg_memif_ring ring;
+
+static void
+setup(void)
+{
+	dp = hg_dp_new(1);
+	cr_assert(dp != NULL);
+	c = &dp->core[0];
+	conn = calloc(1, sizeof(*conn));
+	cr_assert(conn != NULL);
+	/* the peer's S2C ring: no buffer posted (head == next), i.e. full */
+	conn->n_tx = 1;
+	conn->tx[0] = (struct hg_mif_ring){ .ring = &ring, .mask = 1023, .efd = -1 };
+	mif.conn = conn;
+	dp->mif = &mif;
+}
+
+static void
+teardown(void)
+{
+	c->stage.n = 0;		/* the test's frames are not mbufs */
+	dp->mif = NULL;
+	free(conn);
+	hg_dp_free(dp);
+}
+
+TestSuite(xmit, .init = setup, .fini = teardown);
+
+/* What bench/isolation's shared queue showed: a victim's answer kept
+ * behind a neighbour's full ring was billed a share of every flush it
+ * waited through, its tenant ran into debt, and its next datagrams were
+ * shed as rx_over_budget beside its nic_tx_full drops. */
+Test(xmit, a_frame_the_link_refuses_is_kept_and_billed_to_nobody)
+{
+	static char fake[64];
+	struct rte_mbuf *m = (struct rte_mbuf *)fake;
+	uint64_t before;
+
+	hg_fp_xmit(dp, c, &m, 1, VICTIM, HG_PT_SCHED, 1);
+	before = c->unattributed;
+	for (int i = 0; i < 1000; i++)
+		cr_assert_eq(hg_fp_flush(dp, c), 0);
+	cr_assert_eq(c->stage.n, 1, "kept for the next flush");
+	cr_assert_eq(c->t[VICTIM].cycles[HG_PT_SCHED], 0);
+	cr_assert_eq(c->t[VICTIM].bud.consumed, 0, "no debt for the link's refusals");
+	cr_assert_gt(c->unattributed, before, "the calls were the core's");
+	cr_assert_eq(c->flushes, 1000);
+}
