@@ -132,13 +132,16 @@ def test_a_flood_waits_in_its_own_queue_and_the_victim_loses_nothing(mq):
     q = {t["name"]: t["rx_queue"] for t in mq.tenants().values()}
     assert blast["sent"] > 20 * victim["sent"], (victim, blast)
     assert victim["lost"] == 0 and victim["send_errors"] == 0, victim
-    # the sink's queue waits on most passes, not now and then: bursts its
-    # full ring dropped in place left the queue's mark as it was, and the
-    # queue was read on every pass or on none, as it happened to be when
-    # its ring filled (0-724 deferred passes in some runs, millions in
-    # others; 1.6-1.9 M in every run since)
+    # the sink's queue waits in the passes whose funded queues gave
+    # datagrams while it is out of budget: bursts its full ring dropped in
+    # place once left the queue's mark as it was (0-724 deferred passes in
+    # some runs). Its drops in place cost ~50 cycles a frame, so it is
+    # out of budget now and then: 2,070-2,160 passes here against 3,949
+    # victim datagrams. (It waited 1.6-1.9 M passes while a look at an
+    # empty queue used up the pass's bursts: then it waited on nearly
+    # every pass, for nobody.)
     waited = {n: after[q[n]]["deferred"] - before[q[n]]["deferred"] for n in ("victim", "sink0")}
-    assert waited["sink0"] > 50 * victim["sent"], (waited, victim)
+    assert waited["sink0"] > 0.1 * victim["sent"], (waited, victim)
     # the victim may run out of budget for a moment (one slow doorbell
     # costs more than a quantum): 0 of ~45,000 here, 556 once in a full
     # make test; its queue waits at most a few percent of the sink's
