@@ -145,7 +145,7 @@ hg_rxq_unfunded_read(const struct hg_dp *dp, struct hg_fp_core *c,
  * every pass, so a queue waits behind the others only while it does. */
 static inline int
 hg_rxq_unfunded(const struct hg_dp *dp, struct hg_fp_core *c,
-	     const struct hg_rxq *q)
+		const struct hg_rxq *q)
 {
 	return q->unfunded >= 0 && !hg_topup_funded(dp, c, (unsigned)q->unfunded);
 }
@@ -171,7 +171,7 @@ bank_share(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
  * Returns how many; the unfunded ones go into *later. */
 static inline unsigned
 hg_rx_order(const struct hg_dp *dp, struct hg_fp_core *c, uint8_t *idx,
-	 unsigned *later)
+	    unsigned *later)
 {
 	int64_t key[HG_MAX_RXQ];
 	unsigned k, i, j, n = 0;

@@ -60,13 +60,25 @@ extra_work(uint64_t cycles)
 }
 
 #define HG_SCHED_PREFETCH 4u	/* datagrams ahead */
+
 /* A batch nobody else waits behind looks again every HG_SCHED_CHUNK
- * datagrams (hg_sched_others_waiting): often enough that a victim's datagram
- * waits a few microseconds for it, seldom enough that the look costs
- * ~1% of the batch. */
+ * datagrams (hg_sched_others_waiting, sched_pick.h): often enough that
+ * a victim's datagram waits a few microseconds for it, seldom enough that
+ * the look costs ~1% of the batch. */
 #define HG_SCHED_CHUNK 8u
 /* ... and spends up to this many quanta (batch_room) */
 #define HG_SCHED_SOLO 4
+
+static inline void
+prefetch_payload(const struct hg_tenant *tn, const struct hg_fp_tenant *ft, uint32_t k)
+{
+	const struct hg_desc *d = &ft->pend[k % HG_PEND_SIZE];
+	const uint8_t *b = hg_tenant_buf(tn, d->buf);
+
+	rte_prefetch0(b);
+	if (d->len > RTE_CACHE_LINE_SIZE)
+		rte_prefetch0(b + RTE_CACHE_LINE_SIZE);
+}
 
 /* Stages up to max pending datagrams of one tenant for the pass's send
  * (xmit.h: its share of the PMD's call is billed there, billed saying

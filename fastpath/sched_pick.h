@@ -77,15 +77,4 @@ hg_sched_others_waiting(const struct hg_dp *dp, const struct hg_fp_core *c, unsi
 	return 0;
 }
 
-static inline void
-prefetch_payload(const struct hg_tenant *tn, const struct hg_fp_tenant *ft, uint32_t k)
-{
-	const struct hg_desc *d = &ft->pend[k % HG_PEND_SIZE];
-	const uint8_t *b = hg_tenant_buf(tn, d->buf);
-
-	rte_prefetch0(b);
-	if (d->len > RTE_CACHE_LINE_SIZE)
-		rte_prefetch0(b + RTE_CACHE_LINE_SIZE);
-}
-
 #endif /* HG_FASTPATH_SCHED_PICK_H */
