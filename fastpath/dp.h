@@ -393,6 +393,19 @@ hg_topup_funded(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 	return hg_topup_left(dp, c, t) > 0;
 }
 
+/* What tenant t has left of its bank, in 1/65536ths of its cap (topped
+ * up): budgets compared as shares, so that a heavy tenant's larger cap
+ * does not rank it ahead of a light one for good (RX's queue order,
+ * xmit's eviction). */
+static inline int64_t
+hg_bank_share(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
+{
+	uint64_t cap = hg_tenant_cap(dp, t, hg_view(dp, t));
+	int64_t left = hg_topup_left(dp, c, t);
+
+	return cap > 0 ? left * 65536 / (int64_t)cap : left;
+}
+
 static inline int
 hg_protecting(const struct hg_dp *dp)
 {

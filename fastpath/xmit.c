@@ -21,24 +21,46 @@ unstage(struct hg_tx_stage *s, unsigned i)
 		s->of[s->who[i].tenant % HG_MAX_TENANTS]--;
 }
 
-/* Drops the newest frame of the tenant with the most frames staged: when
- * the link refuses frames and the stage is full, the tenant that sends
- * the most into the link loses one, not whoever staged last (make demo:
- * the victim's answers were dropped as nic_tx_full behind a neighbour's
- * flood of them). Returns 0 if no tenant's frame was staged. */
+/* Is tenant a a better one to lose a frame than b: less of its bank
+ * left (hg_bank_share: out of budget first), then more frames staged? */
 static int
-evict_heaviest(struct hg_fp_core *c)
+worse(const struct hg_dp *dp, struct hg_fp_core *c, unsigned a, unsigned b)
+{
+	const struct hg_tx_stage *s = &c->stage;
+	int64_t sa, sb;
+
+	if (s->of[b % HG_MAX_TENANTS] == 0)
+		return 1;
+	sa = hg_bank_share(dp, c, a);
+	sb = hg_bank_share(dp, c, b);
+	return sa != sb ? sa < sb : s->of[a % HG_MAX_TENANTS] > s->of[b % HG_MAX_TENANTS];
+}
+
+unsigned
+hg_stage_loser(const struct hg_dp *dp, struct hg_fp_core *c)
 {
 	struct hg_tx_stage *s = &c->stage;
 	unsigned i;
 
-	/* heavy is kept up to date as frames come in; frames that left
-	 * since may have made another tenant the heaviest: look (O(stage),
-	 * only while the link refuses frames) */
+	/* heavy is kept as frames come in, by count; frames that left
+	 * since and budgets decide: look (O(stage), only while the link
+	 * refuses frames) */
 	for (i = 0; i < s->n; i++)
-		if (s->who[i].tenant != HG_STAGE_CORE &&
-		    s->of[s->who[i].tenant % HG_MAX_TENANTS] > s->of[s->heavy % HG_MAX_TENANTS])
+		if (s->who[i].tenant != HG_STAGE_CORE && s->who[i].tenant != s->heavy &&
+		    worse(dp, c, s->who[i].tenant, s->heavy))
 			s->heavy = s->who[i].tenant;
+	return s->heavy;
+}
+
+/* Drops the newest frame of hg_stage_loser's tenant. Returns 0 if no
+ * tenant's frame was staged. */
+static int
+evict_heaviest(const struct hg_dp *dp, struct hg_fp_core *c)
+{
+	struct hg_tx_stage *s = &c->stage;
+	unsigned i;
+
+	hg_stage_loser(dp, c);
 	if (s->of[s->heavy % HG_MAX_TENANTS] == 0)
 		return 0;
 	i = s->n;
@@ -67,7 +89,7 @@ hg_fp_xmit(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf **m,
 	for (i = 0; i < n; i++) {
 		/* the link still refuses what is kept: room is made by
 		 * the heaviest tenant, possibly t itself */
-		if (s->n == HG_STAGE_SIZE && !evict_heaviest(c))
+		if (s->n == HG_STAGE_SIZE && !evict_heaviest(dp, c))
 			break;
 		s->m[s->n] = m[i];
 		s->who[s->n++] = (struct hg_stage_who){

@@ -23,9 +23,18 @@
 void hg_fp_xmit(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf **m,
 		unsigned n, unsigned t, enum hg_point pt, int billed);
 
-/* Hands every staged frame to the PMD in one call (two if the NIC's ring
- * wrapped); frees, counts and bills what it refused. Returns the frames
- * sent. */
+/* Hands every staged frame to the PMD in one call per ring (two if a
+ * ring wrapped), bills the frames that left and keeps what it refused
+ * for the next flush. Returns the frames sent. */
 unsigned hg_fp_flush(struct hg_dp *dp, struct hg_fp_core *c);
+/* Whose frame goes when the link refuses frames and the stage is full:
+ * the staged tenant with the least of its budget left (hg_bank_share:
+ * out of budget first), among equals the one with the most frames
+ * staged, not whoever staged last (make demo: the victim's answers were
+ * dropped as nic_tx_full behind a neighbour's flood of them; on a shared
+ * queue a funded victim's answers, released in a clump after waiting
+ * behind the ring, outnumbered a capped neighbour's and were the ones
+ * dropped). Its frame count may be 0: nobody's is staged. */
+unsigned hg_stage_loser(const struct hg_dp *dp, struct hg_fp_core *c);
 
 #endif /* HG_FASTPATH_XMIT_H */

@@ -266,7 +266,20 @@ struct took {
 	void (*fn)(void *, unsigned, uint16_t, const uint8_t *, size_t);
 	void *arg;
 	unsigned got;
+	unsigned ring;		/* the S2C ring being read */
 };
+
+/* Is flow f a timed load's (hgl_memif_cfg.timed)? */
+static int
+timed_flow(unsigned f)
+{
+	unsigned k;
+
+	for (k = 0; k < mf.c.n_timed && k < RTE_DIM(mf.c.timed); k++)
+		if (f - mf.c.timed[k].flow0 < mf.c.timed[k].flows)
+			return 1;
+	return 0;
+}
 
 /* A frame from the daemon: ARP is answered or learned; a UDP datagram
  * from the target to one of our flows' ports is handed on. */
@@ -298,6 +311,10 @@ on_frame(void *arg, const uint8_t *frame, uint32_t len)
 	ulen = rte_be_to_cpu_16(u->dgram_len);
 	if (f >= mf.c.flows || ulen < sizeof(*u) || sizeof(*e) + ihl + ulen > len)
 		return;
+	/* a timed answer on a ring thought quiet: the map and the daemon's
+	 * steering disagree, and the ring wakes us from now on */
+	if (unlikely(mf.mc.quiet >> tk->ring & 1) && timed_flow(f))
+		mf.mc.quiet &= ~(1ull << tk->ring);
 	tk->fn(tk->arg, f, u->src_port, (const uint8_t *)(u + 1), ulen - sizeof(*u));
 	tk->got++;
 }
@@ -310,8 +327,10 @@ rx_any(struct took *tk)
 	static __thread unsigned next;
 	unsigned i, k = 0;
 
-	for (i = 0; i < mf.mc.n_s2c && k == 0; i++)
-		k = hg_mc_rx(&mf.mc, next++ % mf.mc.n_s2c, RX_BURST, on_frame, tk);
+	for (i = 0; i < mf.mc.n_s2c && k == 0; i++) {
+		tk->ring = next++ % mf.mc.n_s2c;
+		k = hg_mc_rx(&mf.mc, tk->ring, RX_BURST, on_frame, tk);
+	}
 	return k;
 }
 
@@ -322,7 +341,7 @@ hgl_memif_poll(uint64_t max_ns,
 	       void *arg)
 {
 	static __thread uint64_t napped, yielded;	/* when this thread last did */
-	struct took tk = { took, arg, 0 };
+	struct took tk = { took, arg, 0, 0 };
 	uint64_t now = hgl_memif_now_ns(), end = now + max_ns, last = now;
 	unsigned k;
 
