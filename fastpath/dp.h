@@ -143,16 +143,18 @@ struct hg_stage_who {
 	uint16_t tenant;	/* slot, or HG_STAGE_CORE */
 	uint8_t pt;		/* enum hg_point */
 	uint8_t billed;		/* its cost comes out of the budget */
+	uint16_t len;		/* the frame's bytes */
 };
 
 /* The frames a pass hands the NIC in one call (xmit.c), and those the
  * link refused, kept for the next pass. */
 struct hg_tx_stage {
 	uint32_t n;
-	uint32_t heavy;			/* a tenant with the most frames here */
+	uint32_t heavy;			/* a tenant with the most bytes here */
 	struct rte_mbuf *m[HG_STAGE_SIZE];
 	struct hg_stage_who who[HG_STAGE_SIZE];
 	uint16_t of[HG_MAX_TENANTS];	/* frames here per tenant */
+	uint32_t bytes[HG_MAX_TENANTS];	/* ... and their bytes */
 };
 
 struct hg_fp_core {
@@ -395,8 +397,7 @@ hg_topup_funded(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 
 /* What tenant t has left of its bank, in 1/65536ths of its cap (topped
  * up): budgets compared as shares, so that a heavy tenant's larger cap
- * does not rank it ahead of a light one for good (RX's queue order,
- * xmit's eviction). */
+ * does not rank it ahead of a light one for good (RX's queue order). */
 static inline int64_t
 hg_bank_share(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 {

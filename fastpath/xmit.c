@@ -13,41 +13,29 @@
 #include "xmit.h"
 
 /* A staged frame leaves the stage (sent, or dropped): its tenant's
- * count goes down. */
+ * counts go down. */
 static void
 unstage(struct hg_tx_stage *s, unsigned i)
 {
-	if (s->who[i].tenant != HG_STAGE_CORE)
+	if (s->who[i].tenant != HG_STAGE_CORE) {
 		s->of[s->who[i].tenant % HG_MAX_TENANTS]--;
-}
-
-/* Is tenant a a better one to lose a frame than b: less of its bank
- * left (hg_bank_share: out of budget first), then more frames staged? */
-static int
-worse(const struct hg_dp *dp, struct hg_fp_core *c, unsigned a, unsigned b)
-{
-	const struct hg_tx_stage *s = &c->stage;
-	int64_t sa, sb;
-
-	if (s->of[b % HG_MAX_TENANTS] == 0)
-		return 1;
-	sa = hg_bank_share(dp, c, a);
-	sb = hg_bank_share(dp, c, b);
-	return sa != sb ? sa < sb : s->of[a % HG_MAX_TENANTS] > s->of[b % HG_MAX_TENANTS];
+		s->bytes[s->who[i].tenant % HG_MAX_TENANTS] -= s->who[i].len;
+	}
 }
 
 unsigned
-hg_stage_loser(const struct hg_dp *dp, struct hg_fp_core *c)
+hg_stage_loser(struct hg_fp_core *c)
 {
 	struct hg_tx_stage *s = &c->stage;
 	unsigned i;
 
-	/* heavy is kept as frames come in, by count; frames that left
-	 * since and budgets decide: look (O(stage), only while the link
-	 * refuses frames) */
+	/* heavy is kept up to date as frames come in; frames that left
+	 * since may have made another tenant the heaviest: look (O(stage),
+	 * only while the link refuses frames) */
 	for (i = 0; i < s->n; i++)
-		if (s->who[i].tenant != HG_STAGE_CORE && s->who[i].tenant != s->heavy &&
-		    worse(dp, c, s->who[i].tenant, s->heavy))
+		if (s->who[i].tenant != HG_STAGE_CORE &&
+		    s->bytes[s->who[i].tenant % HG_MAX_TENANTS] >
+		    s->bytes[s->heavy % HG_MAX_TENANTS])
 			s->heavy = s->who[i].tenant;
 	return s->heavy;
 }
@@ -55,12 +43,12 @@ hg_stage_loser(const struct hg_dp *dp, struct hg_fp_core *c)
 /* Drops the newest frame of hg_stage_loser's tenant. Returns 0 if no
  * tenant's frame was staged. */
 static int
-evict_heaviest(const struct hg_dp *dp, struct hg_fp_core *c)
+evict_heaviest(struct hg_fp_core *c)
 {
 	struct hg_tx_stage *s = &c->stage;
 	unsigned i;
 
-	hg_stage_loser(dp, c);
+	hg_stage_loser(c);
 	if (s->of[s->heavy % HG_MAX_TENANTS] == 0)
 		return 0;
 	i = s->n;
@@ -89,15 +77,17 @@ hg_fp_xmit(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf **m,
 	for (i = 0; i < n; i++) {
 		/* the link still refuses what is kept: room is made by
 		 * the heaviest tenant, possibly t itself */
-		if (s->n == HG_STAGE_SIZE && !evict_heaviest(dp, c))
+		if (s->n == HG_STAGE_SIZE && !evict_heaviest(c))
 			break;
 		s->m[s->n] = m[i];
 		s->who[s->n++] = (struct hg_stage_who){
 			.tenant = (uint16_t)t, .pt = (uint8_t)pt,
-			.billed = (uint8_t)(billed != 0) };
+			.billed = (uint8_t)(billed != 0), .len = m[i]->data_len };
 		if (t == HG_STAGE_CORE)
 			continue;
-		if (++s->of[t % HG_MAX_TENANTS] > s->of[s->heavy % HG_MAX_TENANTS])
+		s->of[t % HG_MAX_TENANTS]++;
+		s->bytes[t % HG_MAX_TENANTS] += m[i]->data_len;
+		if (s->bytes[t % HG_MAX_TENANTS] > s->bytes[s->heavy % HG_MAX_TENANTS])
 			s->heavy = t;
 	}
 	/* only the core's own frames staged, and a link that refuses them */

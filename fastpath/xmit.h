@@ -28,13 +28,14 @@ void hg_fp_xmit(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf **m,
  * for the next flush. Returns the frames sent. */
 unsigned hg_fp_flush(struct hg_dp *dp, struct hg_fp_core *c);
 /* Whose frame goes when the link refuses frames and the stage is full:
- * the staged tenant with the least of its budget left (hg_bank_share:
- * out of budget first), among equals the one with the most frames
- * staged, not whoever staged last (make demo: the victim's answers were
- * dropped as nic_tx_full behind a neighbour's flood of them; on a shared
- * queue a funded victim's answers, released in a clump after waiting
- * behind the ring, outnumbered a capped neighbour's and were the ones
- * dropped). Its frame count may be 0: nobody's is staged. */
-unsigned hg_stage_loser(const struct hg_dp *dp, struct hg_fp_core *c);
+ * the tenant with the most bytes staged, the one that sends the most
+ * into the link, not whoever staged last (make demo: the victim's answers
+ * were dropped as nic_tx_full behind a neighbour's flood of them). By
+ * bytes, not frames: on a shared queue a victim's 64 B answers, released
+ * in a clump after waiting behind the ring, outnumbered a neighbour's
+ * 1400 B ones and were the ones dropped. (Its budget is no better guide:
+ * a neighbour on unbilled slack keeps a full bank, and a funded victim
+ * lost its answers to one.) Its frame count may be 0: nobody's staged. */
+unsigned hg_stage_loser(struct hg_fp_core *c);
 
 #endif /* HG_FASTPATH_XMIT_H */

@@ -65,34 +65,26 @@ Test(xmit, a_frame_the_link_refuses_is_kept_and_billed_to_nobody)
 }
 
 /* What bench/isolation's shared queue showed (225 nic_tx_full drops of
- * a funded victim in one step): its answers, released in a clump after
- * waiting behind the ring, outnumbered a capped neighbour's in the stage,
- * and the tenant with the most frames staged lost them. The one with the
- * least of its budget left loses first; among equals, the most frames. */
-Test(xmit, the_link_refuses_the_tenant_out_of_budget_first)
+ * a funded victim in one step): its 64 B answers, released in a clump
+ * after waiting behind the ring, outnumbered a neighbour's 1400 B ones
+ * in the stage, and the tenant with the most frames staged lost them.
+ * The one with the most bytes staged loses. */
+Test(xmit, the_link_refuses_the_tenant_with_the_most_bytes_first)
 {
 	struct hg_tx_stage *s = &c->stage;
-	static struct hg_tenant_view v = { .state = HG_TENANT_ACTIVE, .quantum = 100000 };
 	unsigned i;
 
-	for (unsigned t = 0; t < 2; t++) {
-		dp->view[t] = &v;
-		dp->tenant_live[t].rate = HG_RATE_ONE / 2;
-		c->t[t].bud = (struct hg_budget){ .granted = 100000, .last = 1 };
-	}
-	c->now = 1;
-	c->t[1].bud.consumed = 150000;		/* the flood: in debt */
 	for (i = 0; i < 10; i++)
-		s->who[s->n++] = (struct hg_stage_who){ .tenant = VICTIM };
+		s->who[s->n++] = (struct hg_stage_who){ .tenant = VICTIM, .len = 64 };
 	for (i = 0; i < 4; i++)
-		s->who[s->n++] = (struct hg_stage_who){ .tenant = 1 };
+		s->who[s->n++] = (struct hg_stage_who){ .tenant = 1, .len = 1400 };
 	s->of[VICTIM] = 10;
+	s->bytes[VICTIM] = 640;
 	s->of[1] = 4;
+	s->bytes[1] = 5600;
 	s->heavy = VICTIM;
-	cr_assert_eq(hg_stage_loser(dp, c), 1, "out of budget, though fewer staged");
-	/* both funded alike: the most frames */
-	c->t[1].bud.consumed = 0;
-	cr_assert_eq(hg_stage_loser(dp, c), VICTIM);
+	cr_assert_eq(hg_stage_loser(c), 1, "more bytes, though fewer frames");
+	s->bytes[1] = 600;
+	cr_assert_eq(hg_stage_loser(c), VICTIM);
 	s->n = 0;
-	dp->view[0] = dp->view[1] = &hg_view_none;
 }
