@@ -14,6 +14,7 @@
 #include "neigh.h"
 #include "parse.h"
 #include "rx_gate.h"
+#include "waiting.h"
 #include "xdp_shed.h"
 #include "xmit.h"
 
@@ -431,7 +432,10 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q)
  * two and takes nothing from *left: counted, a pass whose first queues
  * were empty never read the ones after them (hg_rx_order put a funded
  * victim's after three unused queues, and the pass's two bursts went to
- * those). */
+ * those). A queue of one tenant's own gets a second burst only while
+ * nobody else has work (hg_others_waiting): when a flood's queue came
+ * first, its two bursts of 1400 B frames (~20 us) left a victim's queue
+ * unread until the next pass. */
 static unsigned
 rx_drain(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q,
 	 unsigned *left)
@@ -444,6 +448,9 @@ rx_drain(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q,
 		if (n > 0)
 			--*left;
 		if (n < HG_BATCH)
+			break;
+		if (q->tenant >= 0 && c->n_rxq > 1 && hg_protecting(dp) &&
+		    !rxq_shared(dp, c, q) && hg_others_waiting(dp, c, (unsigned)q->tenant))
 			break;
 	}
 	return total;

@@ -12,6 +12,7 @@
 #include "neigh.h"
 #include "parse.h"
 #include "sched_pick.h"
+#include "waiting.h"
 #include "xmit.h"
 
 /* Builds one datagram from a validated descriptor into m. Returns 0; or,
@@ -62,7 +63,7 @@ extra_work(uint64_t cycles)
 #define HG_SCHED_PREFETCH 4u	/* datagrams ahead */
 
 /* A batch nobody else waits behind looks again every HG_SCHED_CHUNK
- * datagrams (hg_sched_others_waiting, sched_pick.h): often enough that
+ * datagrams (hg_others_waiting, waiting.h): often enough that
  * a victim's datagram waits a few microseconds for it, seldom enough that
  * the look costs ~1% of the batch. */
 #define HG_SCHED_CHUNK 8u
@@ -83,7 +84,7 @@ prefetch_payload(const struct hg_tenant *tn, const struct hg_fp_tenant *ft, uint
 /* Stages up to max pending datagrams of one tenant for the pass's send
  * (xmit.h: its share of the PMD's call is billed there, billed saying
  * whether to its budget); returns how many. yield: stop early, at a
- * chunk's end, once another tenant has work (hg_sched_others_waiting). */
+ * chunk's end, once another tenant has work (hg_others_waiting). */
 static unsigned
 sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 	     const struct hg_tenant_view *v, struct hg_fp_tenant *ft, unsigned max,
@@ -108,7 +109,7 @@ sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 		const struct hg_desc *d;
 
 		if (yield && i > 0 && i % HG_SCHED_CHUNK == 0 &&
-		    hg_sched_others_waiting(dp, c, tn->slot)) {
+		    hg_others_waiting(dp, c, tn->slot)) {
 			c->sched_yields++;
 			rte_pktmbuf_free_bulk(m + i, n - i);
 			n = i;
@@ -165,7 +166,7 @@ batch_room(const struct hg_dp *dp, struct hg_fp_core *c, int t,
 	*yield = 0;
 	if (!protect || __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) < 2)
 		return room;
-	if (!hg_sched_others_waiting(dp, c, (unsigned)t)) {
+	if (!hg_others_waiting(dp, c, (unsigned)t)) {
 		*yield = 1;
 		return hg_batch_size(q * HG_SCHED_SOLO, ft->sched_avg, room);
 	}

@@ -9,7 +9,6 @@
 #define HG_FASTPATH_SCHED_PICK_H
 
 #include "dp.h"
-#include "link.h"
 #include "rx_gate.h"
 
 /* Does any tenant with pending work here have budget left? RX's gate
@@ -42,39 +41,6 @@ static inline int
 hg_sched_slack(const struct hg_dp *dp, struct hg_fp_core *c)
 {
 	return hg_lottery(&c->pend, dp->view, &c->rng);
-}
-
-/* Has anyone but tenant t work on this core now: a datagram this pass
- * delivered (its doorbell is rung after the pass, and its answer comes
- * after that), TX pending here, a descriptor on a hot tenant's transmit
- * ring, or frames on an RX queue whose last tenant was another (a shared
- * queue's always count)? A few loads per queue and hot tenant: the walk
- * is bounded by HG_BELLS, HG_MAX_RXQ and the hot set, which holds the
- * tenants with recent work. */
-static inline int
-hg_sched_others_waiting(const struct hg_dp *dp, const struct hg_fp_core *c, unsigned t)
-{
-	unsigned i;
-	int u;
-
-	for (i = 0; i < c->n_bell; i++)
-		if (c->bell[i].tenant != t)
-			return 1;
-	HG_TSET_FOREACH(u, &c->pend)
-		if ((unsigned)u != t)
-			return 1;
-	for (i = 0; i < c->n_rxq; i++) {
-		const struct hg_rxq *q = &c->rxq[i];
-
-		if ((q->tenant != (int32_t)t || c->n_rxq == 1 ||
-		     __atomic_load_n(&dp->rxq_tenants[q->group], __ATOMIC_RELAXED) > 1) &&
-		    hg_link_rx_waiting(dp, q->id))
-			return 1;
-	}
-	HG_TSET_FOREACH(u, &c->hot)
-		if ((unsigned)u != t && hg_tx_waiting(dp, c, (unsigned)u))
-			return 1;
-	return 0;
 }
 
 #endif /* HG_FASTPATH_SCHED_PICK_H */

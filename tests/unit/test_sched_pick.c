@@ -9,6 +9,7 @@
 
 #include "../../fastpath/memif.h"
 #include "../../fastpath/sched_pick.h"
+#include "../../fastpath/waiting.h"
 
 static struct hg_dp *dp;
 static struct hg_fp_core *c;
@@ -143,25 +144,25 @@ Test(sched_pick, only_another_tenants_work_makes_a_batch_yield)
 	dp->rxq_tenants[0] = dp->rxq_tenants[1] = 1;
 	hg_tset_add(&c->pend, 1);
 	frames_on(1, 32);
-	cr_assert(!hg_sched_others_waiting(dp, c, 1), "its own work waits for nobody");
+	cr_assert(!hg_others_waiting(dp, c, 1), "its own work waits for nobody");
 	hg_tset_add(&c->hot, 0);	/* hot, nothing on its rings */
-	cr_assert(!hg_sched_others_waiting(dp, c, 1));
+	cr_assert(!hg_others_waiting(dp, c, 1));
 	/* the victim's datagram on its queue */
 	frames_on(0, 1);
-	cr_assert(hg_sched_others_waiting(dp, c, 1));
+	cr_assert(hg_others_waiting(dp, c, 1));
 	frames_on(0, 0);
 	/* delivered this pass: its doorbell and its answer are to come */
 	c->bell[c->n_bell++] = (struct hg_bell){ .tenant = 0, .ctx = 0 };
-	cr_assert(hg_sched_others_waiting(dp, c, 1));
+	cr_assert(hg_others_waiting(dp, c, 1));
 	c->n_bell = 0;
 	/* its answers pending here */
 	hg_tset_add(&c->pend, 0);
-	cr_assert(hg_sched_others_waiting(dp, c, 1));
-	cr_assert(hg_sched_others_waiting(dp, c, 0), "and the flood's, for the victim");
+	cr_assert(hg_others_waiting(dp, c, 1));
+	cr_assert(hg_others_waiting(dp, c, 0), "and the flood's, for the victim");
 	hg_tset_del(&c->pend, 0);
 	/* on a queue that two tenants share, the frames may be anyone's */
 	dp->rxq_tenants[1] = 2;
-	cr_assert(hg_sched_others_waiting(dp, c, 1));
+	cr_assert(hg_others_waiting(dp, c, 1));
 	dp->mif = NULL;
 	free(conn);
 }
