@@ -395,16 +395,15 @@ hg_topup_funded(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 	return hg_topup_left(dp, c, t) > 0;
 }
 
-/* What tenant t has left of its bank, in 1/65536ths of its cap (topped
- * up): budgets compared as shares, so that a heavy tenant's larger cap
- * does not rank it ahead of a light one for good (RX's queue order). */
-static inline int64_t
-hg_bank_share(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
+/* Does queue q carry more than one tenant? A full burst from a queue of
+ * its own delays only that tenant's datagrams, and its frames are only
+ * that tenant's work. */
+static inline int
+hg_rxq_shared(const struct hg_dp *dp, const struct hg_fp_core *c,
+	      const struct hg_rxq *q)
 {
-	uint64_t cap = hg_tenant_cap(dp, t, hg_view(dp, t));
-	int64_t left = hg_topup_left(dp, c, t);
-
-	return cap > 0 ? left * 65536 / (int64_t)cap : left;
+	return c->n_rxq == 1 ||
+	       __atomic_load_n(&dp->rxq_tenants[q->group], __ATOMIC_RELAXED) > 1;
 }
 
 static inline int

@@ -275,16 +275,6 @@ rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
 	hg_touch(c, t);
 }
 
-/* Does the burst's queue carry more than one tenant? A full burst from a
- * queue of its own delays only that tenant's datagrams. */
-static int
-rxq_shared(const struct hg_dp *dp, const struct hg_fp_core *c,
-	   const struct hg_rxq *q)
-{
-	return c->n_rxq == 1 ||
-	       __atomic_load_n(&dp->rxq_tenants[q->group], __ATOMIC_RELAXED) > 1;
-}
-
 /* What a peek at a frame in place needs (rx_peek). */
 struct rx_peek {
 	struct hg_dp *dp;
@@ -355,7 +345,7 @@ gate_open(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_rxq *q,
 		return;
 	g->protect = 1;
 	g->drop = hg_rx_drop_on(dp);
-	g->full = q->was_full && rxq_shared(dp, c, q) &&
+	g->full = q->was_full && hg_rxq_shared(dp, c, q) &&
 		  now - c->rx_mixed < c->tsc_us * HG_RX_MIXED_US;
 }
 
@@ -449,8 +439,8 @@ rx_drain(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q,
 			--*left;
 		if (n < HG_BATCH)
 			break;
-		if (q->tenant >= 0 && c->n_rxq > 1 && hg_protecting(dp) &&
-		    !rxq_shared(dp, c, q) && hg_others_waiting(dp, c, (unsigned)q->tenant))
+		if (q->tenant >= 0 && hg_protecting(dp) && !hg_rxq_shared(dp, c, q) &&
+		    hg_others_waiting(dp, c, (unsigned)q->tenant))
 			break;
 	}
 	return total;

@@ -150,6 +150,18 @@ hg_rxq_unfunded(const struct hg_dp *dp, struct hg_fp_core *c,
 	return q->unfunded >= 0 && !hg_topup_funded(dp, c, (unsigned)q->unfunded);
 }
 
+/* What tenant t has left of its bank, in 1/65536ths of its cap (topped
+ * up): budgets compared as shares, so that a heavy tenant's larger cap
+ * does not rank it ahead of a light one for good (hg_rx_order). */
+static inline int64_t
+bank_share(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
+{
+	uint64_t cap = hg_tenant_cap(dp, t, hg_view(dp, t));
+	int64_t left = hg_topup_left(dp, c, t);
+
+	return cap > 0 ? left * 65536 / (int64_t)cap : left;
+}
+
 /* The funded queues in the order RX reads them: most of its bank left
  * first (a queue's last tenant's; one nobody used yet first of all), from
  * the round robin's start among equals. The pass reads HG_RX_BURSTS bursts
@@ -174,7 +186,7 @@ hg_rx_order(const struct hg_dp *dp, struct hg_fp_core *c, uint8_t *idx,
 			*later |= 1u << i;
 			continue;
 		}
-		left = q->tenant < 0 ? INT64_MAX : hg_bank_share(dp, c, (unsigned)q->tenant);
+		left = q->tenant < 0 ? INT64_MAX : bank_share(dp, c, (unsigned)q->tenant);
 		for (j = n; j > 0 && key[j - 1] < left; j--) {
 			key[j] = key[j - 1];
 			idx[j] = idx[j - 1];

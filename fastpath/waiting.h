@@ -34,8 +34,7 @@ hg_others_waiting(const struct hg_dp *dp, const struct hg_fp_core *c, unsigned t
 	for (i = 0; i < c->n_rxq; i++) {
 		const struct hg_rxq *q = &c->rxq[i];
 
-		if ((q->tenant != (int32_t)t || c->n_rxq == 1 ||
-		     __atomic_load_n(&dp->rxq_tenants[q->group], __ATOMIC_RELAXED) > 1) &&
+		if ((q->tenant != (int32_t)t || hg_rxq_shared(dp, c, q)) &&
 		    hg_link_rx_waiting(dp, q->id))
 			return 1;
 	}
