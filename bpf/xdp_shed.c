@@ -9,6 +9,13 @@
  *
  * Built with clang -target bpf; net_af_xdp loads it (xdp_prog=) and the
  * daemon finds its maps on the interface (slowpath/xdp_link.c).
+ *
+ * Where the daemon reads several queues of the interface, one net_af_xdp
+ * vdev each, the PMD loads this program for the first only; the others'
+ * sockets go through libxdp, which reuses a program attached to the
+ * interface only if it looks like its own default one: the entry point
+ * named xsk_def_prog, and an xsk_prog_version it supports in the
+ * xdp_metadata section. Then it puts their sockets into this xsks_map.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -56,7 +63,7 @@ struct {
 
 SEC("xdp")
 int
-hg_xdp_shed(struct xdp_md *ctx)
+xsk_def_prog(struct xdp_md *ctx)
 {
 	const void *data = (const void *)(long)ctx->data;
 	const void *end = (const void *)(long)ctx->data_end;
@@ -89,5 +96,9 @@ hg_xdp_shed(struct xdp_md *ctx)
 pass:
 	return bpf_redirect_map(&xsks_map, q, XDP_PASS);
 }
+
+/* libxdp's version of its default program that this one stands for (1:
+ * redirect by rx_queue_index into xsks_map, XDP_PASS where no socket) */
+__uint(xsk_prog_version, 1) SEC("xdp_metadata");
 
 char _license[] SEC("license") = "Dual BSD/GPL";

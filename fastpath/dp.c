@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 
 #include <rte_cycles.h>
+#include <rte_debug.h>
 
 #include "dp.h"
 
@@ -75,10 +76,33 @@ hg_dp_set_rxq(struct hg_dp *dp, enum hg_rx_steer steer, uint32_t per_core)
 		struct hg_fp_core *fc = &dp->core[c];
 
 		fc->n_rxq = per_core;
+		fc->tx_port = dp->port_id;
+		fc->tx_queue = (uint16_t)c;
 		for (g = 0; g < per_core; g++)
 			fc->rxq[g] = (struct hg_rxq){
-				.id = (uint16_t)(c * per_core + g),
+				.port = dp->port_id, .id = (uint16_t)(c * per_core + g),
 				.group = (uint16_t)g, .unfunded = -1, .tenant = -1 };
+	}
+}
+
+void
+hg_dp_spread_rxq(struct hg_dp *dp, const struct hg_devq *q, uint32_t n)
+{
+	uint32_t c, i;
+
+	RTE_VERIFY(n >= dp->n_cores && n <= dp->n_cores * HG_MAX_RXQ);
+	hg_dp_set_rxq(dp, HG_RX_SHARED, 1);
+	for (c = 0; c < dp->n_cores; c++) {
+		dp->core[c].n_rxq = 0;
+		dp->core[c].tx_port = q[c].port;
+		dp->core[c].tx_queue = q[c].queue;
+	}
+	for (i = 0; i < n; i++) {
+		struct hg_fp_core *fc = &dp->core[i % dp->n_cores];
+
+		fc->rxq[fc->n_rxq++] = (struct hg_rxq){
+			.port = q[i].port, .id = q[i].queue, .group = 0,
+			.unfunded = -1, .tenant = -1 };
 	}
 }
 

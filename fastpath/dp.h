@@ -59,6 +59,8 @@ enum hg_rx_steer { HG_RX_SHARED, HG_RX_PEER, HG_RX_FLOW };
  * its budget looked at again on every pass, so the queue is polled first
  * again as soon as the tenant is refilled. */
 struct hg_rxq {
+	uint16_t port;			/* the ethdev it is a queue of (not
+					 * memif's) */
 	uint16_t id;			/* queue id on the port */
 	uint16_t group;			/* the tenants' rx-queue it carries */
 	uint16_t dev_queue;		/* the device's queue (an XDP
@@ -160,6 +162,7 @@ struct hg_tx_stage {
 struct hg_fp_core {
 	uint32_t idx;			/* 0..fp_cores-1 = queue id */
 	uint32_t lcore;
+	uint16_t tx_port, tx_queue;	/* the ethdev queue it sends on */
 	struct rte_mempool *pool;
 	struct rte_ring *cmd;		/* slow path -> this core */
 	uint64_t cmd_done;		/* commands processed, atomic */
@@ -423,6 +426,17 @@ hg_tenant_buf(const struct hg_tenant *tn, uint32_t buf)
 /* The port's RX layout, before the cores start: core c polls queues
  * c x per_core .. c x per_core + per_core - 1, one per rx-queue group. */
 void hg_dp_set_rxq(struct hg_dp *dp, enum hg_rx_steer steer, uint32_t per_core);
+
+/* A queue pair of an ethdev: on a link whose every queue carries any
+ * tenant's frames (HG_RX_SHARED), each must be read. */
+struct hg_devq {
+	uint16_t port, queue;
+};
+
+/* Deal n shared queue pairs out to the cores round robin: core c reads
+ * q[c], q[c + n_cores], ... and sends on q[c]. Needs n_cores <= n <=
+ * n_cores x HG_MAX_RXQ (asserted; port.c checks it first). */
+void hg_dp_spread_rxq(struct hg_dp *dp, const struct hg_devq *q, uint32_t n);
 /* The daemon state for n_cores fast-path cores, zeroed (dp.c). */
 struct hg_dp *hg_dp_new(uint32_t n_cores);
 void hg_dp_free(struct hg_dp *dp);

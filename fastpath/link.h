@@ -15,30 +15,30 @@
 /* Up to n frames from RX queue q; *seen: the frames taken off the link
  * (those peek dropped in place too, where the link lets it look: memif). */
 static inline uint16_t
-hg_link_rx(struct hg_dp *dp, struct hg_fp_core *c, uint16_t q,
+hg_link_rx(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_rxq *q,
 	   struct rte_mbuf **pkts, uint16_t n, hg_mif_peek peek, void *arg,
 	   uint16_t *seen)
 {
 	uint16_t got;
 
 	if (dp->mif != NULL)
-		return hg_mif_rx(dp->mif, q, c->pool, pkts, n,
+		return hg_mif_rx(dp->mif, q->id, c->pool, pkts, n,
 				 &c->drops[HG_DROP_LINK_DESC], peek, arg, seen);
-	got = rte_eth_rx_burst(dp->port_id, q, pkts, n);
+	got = rte_eth_rx_burst(q->port, q->id, pkts, n);
 	*seen = got;
 	return got;
 }
 
 /* Up to n frames onto TX ring q: an S2C ring of the memif link (the
- * core's, or a queue's: hg_link_tx_per_queue), an ethdev's queue of the
- * core. */
+ * core's, or a queue's: hg_link_tx_per_queue), else the core's ethdev
+ * queue (hg_dp_set_rxq, hg_dp_spread_rxq). */
 static inline uint16_t
 hg_link_tx(struct hg_dp *dp, struct hg_fp_core *c, uint16_t q,
 	   struct rte_mbuf **pkts, uint16_t n)
 {
 	if (dp->mif != NULL)
 		return hg_mif_tx(dp->mif, q, pkts, n, &c->drops[HG_DROP_LINK_DESC]);
-	return rte_eth_tx_burst(dp->port_id, (uint16_t)c->idx, pkts, n);
+	return rte_eth_tx_burst(c->tx_port, c->tx_queue, pkts, n);
 }
 
 /* Has RX queue q frames waiting, as far as the link can tell at the cost

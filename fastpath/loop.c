@@ -93,7 +93,7 @@ idle(struct hg_fp_core *c, unsigned *empty)
 		 * counts SIGIOs, which reach another thread a moment
 		 * later), so poll again before the next nap rather than
 		 * nap the long timeout */
-		if (hg_nap(g_dp, c, us))
+		if (hg_nap(c, us))
 			*empty = 0;
 	}
 	rte_rcu_qsbr_thread_online(g_dp->qs, c->idx);

@@ -34,7 +34,7 @@ hg_nap_init(struct hg_dp *dp, struct hg_fp_core *c)
 		return 0;
 	}
 	for (q = 0; dp->rx_intr && q < c->n_rxq; q++) {
-		fd = rte_eth_dev_rx_intr_ctl_q_get_fd(dp->port_id, c->rxq[q].id);
+		fd = rte_eth_dev_rx_intr_ctl_q_get_fd(c->rxq[q].port, c->rxq[q].id);
 		if (fd < 0 || watch(c->nap_ep, fd, q + 1) < 0)
 			break;
 		armed++;
@@ -56,20 +56,20 @@ hg_nap_fini(struct hg_fp_core *c)
 }
 
 static void
-arm(struct hg_dp *dp, struct hg_fp_core *c, int on)
+arm(struct hg_fp_core *c, int on)
 {
 	unsigned q;
 
 	for (q = 0; q < c->n_armed; q++) {
 		if (on)
-			rte_eth_dev_rx_intr_enable(dp->port_id, c->rxq[q].id);
+			rte_eth_dev_rx_intr_enable(c->rxq[q].port, c->rxq[q].id);
 		else
-			rte_eth_dev_rx_intr_disable(dp->port_id, c->rxq[q].id);
+			rte_eth_dev_rx_intr_disable(c->rxq[q].port, c->rxq[q].id);
 	}
 }
 
 int
-hg_nap(struct hg_dp *dp, struct hg_fp_core *c, unsigned us)
+hg_nap(struct hg_fp_core *c, unsigned us)
 {
 	struct timespec ts = { 0, (long)us * 1000 };
 	struct epoll_event ev[HG_MAX_RXQ + 1];
@@ -81,9 +81,9 @@ hg_nap(struct hg_dp *dp, struct hg_fp_core *c, unsigned us)
 		rte_delay_us_sleep(us);
 		return 0;
 	}
-	arm(dp, c, 1);
+	arm(c, 1);
 	n = epoll_pwait2(c->nap_ep, ev, HG_MAX_RXQ + 1, &ts, NULL);
-	arm(dp, c, 0);
+	arm(c, 0);
 	if (n < 0 && errno == ENOSYS) {
 		/* a kernel before 5.11: sleep as without interrupts (the fds
 		 * stay open: the slow path may be writing the wake-up one) */

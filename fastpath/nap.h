@@ -24,7 +24,7 @@ void hg_nap_fini(struct hg_fp_core *c);
 
 /* Waits up to us microseconds, or until a datagram arrives on an armed
  * queue or the slow path rings the core; returns 1 if woken so. */
-int hg_nap(struct hg_dp *dp, struct hg_fp_core *c, unsigned us);
+int hg_nap(struct hg_fp_core *c, unsigned us);
 
 /* The slow path, after a command for core c: cut its nap short. */
 void hg_nap_wake(struct hg_fp_core *c);

@@ -378,7 +378,7 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q)
 	uint16_t seen;
 
 	gate_open(dp, c, q, &g, t0);
-	n = hg_link_rx(dp, c, q->id, pkts, HG_BATCH,
+	n = hg_link_rx(dp, c, q, pkts, HG_BATCH,
 		       rx_peek, &pk, &seen);
 	t = rte_rdtsc();
 	c->pmd_cycles += t - t0 - pk.cycles;

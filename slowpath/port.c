@@ -137,25 +137,99 @@ memif_port(struct hg_dp *dp, struct rte_mempool *pool)
 	return 0;
 }
 
+/* Drivers whose queues are fixed when the device is made (qpairs=,
+ * queue_count=) and each carry frames of any tenant: af_packet's fanout
+ * and the NIC's hash under af_xdp spread flows over all of them, so every
+ * one is read, or the flows hashed to one left out are lost. */
+static int
+reads_every_queue(const char *driver)
+{
+	return strcmp(driver, "net_af_packet") == 0 || strcmp(driver, "net_af_xdp") == 0;
+}
+
+/* The ports EAL made: one, or several net_af_xdp vdevs that are the
+ * queues of one interface (a veth has no channels to give queue_count=,
+ * xdp_link.h). Fills ports[], returns how many, or < 0. */
+static int
+collect_ports(uint16_t ports[RTE_MAX_ETHPORTS])
+{
+	struct rte_eth_dev_info info;
+	uint16_t port;
+	int n = 0;
+
+	RTE_ETH_FOREACH_DEV(port) {
+		if (rte_eth_dev_info_get(port, &info) < 0)
+			return -ENODEV;
+		if (n > 0 && (strcmp(info.driver_name, "net_af_xdp") != 0 ||
+			      !hg_xdp_link())) {
+			HG_LOG(ERR, "one Ethernet port is served; several only as "
+			       "net_af_xdp vdevs of one interface (port %u is %s)",
+			       port, info.driver_name);
+			return -EINVAL;
+		}
+		ports[n++] = port;
+	}
+	return n;
+}
+
+/* Every queue of every port, dealt out to the cores (hg_dp_spread_rxq). */
+static int
+spread_ports(struct hg_dp *dp, const uint16_t *ports, int n_ports,
+	     struct rte_mempool *pool, const struct rte_eth_conf *conf)
+{
+	struct hg_devq q[HG_MAX_FP_CORES * HG_MAX_RXQ];
+	struct rte_eth_dev_info info;
+	uint32_t n = 0, k;
+	int i, rc;
+
+	for (i = 0; i < n_ports; i++) {
+		if ((rc = rte_eth_dev_info_get(ports[i], &info)) < 0)
+			return rc;
+		for (k = 0; k < info.max_rx_queues; k++) {
+			if (n == dp->n_cores * HG_MAX_RXQ) {
+				HG_LOG(ERR, "more than %u RX queues for %u fast-path "
+				       "core%s", n, dp->n_cores, dp->n_cores == 1 ? "" : "s");
+				return -EINVAL;
+			}
+			q[n++] = (struct hg_devq){ ports[i], (uint16_t)k };
+		}
+		rc = setup_queues(ports[i], info.max_rx_queues,
+				  RTE_MIN(info.max_rx_queues, info.max_tx_queues), pool, conf);
+		if (rc < 0) {
+			HG_LOG(ERR, "port %u setup failed: %s", ports[i], rte_strerror(-rc));
+			return rc;
+		}
+	}
+	if (n < dp->n_cores) {
+		HG_LOG(ERR, "%u RX queue%s for %u fast-path cores: give each core one "
+		       "(qpairs=%u, queue_count=%u, or a net_af_xdp vdev per queue)",
+		       n, n == 1 ? "" : "s", dp->n_cores, dp->n_cores, dp->n_cores);
+		return -EINVAL;
+	}
+	hg_dp_spread_rxq(dp, q, n);
+	return 0;
+}
+
 int
 hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 {
 	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
-	uint16_t port;
+	uint16_t port, ports[RTE_MAX_ETHPORTS];
 	uint32_t nq = dp->n_cores, nrx, per_core;
 	enum hg_rx_steer steer;
-	int rc;
+	int rc, n_ports;
 
 	if (hg_cfg.memif[0] != '\0')
 		return memif_port(dp, pool);
 	if (rte_eth_dev_count_avail() == 0) {
-		HG_LOG(ERR, "no Ethernet port: pass --vdev=net_af_packet0,iface=IF "
+		HG_LOG(ERR, "no Ethernet port: pass --vdev=net_af_xdp0,iface=IF "
 		       "or --vdev=net_tap0 before --, or --memif PATH after it");
 		return -ENODEV;
 	}
-	RTE_ETH_FOREACH_DEV(port)
-		break;
+	if ((n_ports = collect_ports(ports)) < 0)
+		return n_ports;
+	port = dp->port_id = ports[0];
 	rc = rte_eth_dev_info_get(port, &info);
 	if (rc < 0)
 		return rc;
@@ -173,16 +247,19 @@ hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 		       info.driver_name, per_core);
 		per_core = 1;
 	}
+	if (reads_every_queue(info.driver_name)) {
+		if ((rc = spread_ports(dp, ports, n_ports, pool, &conf)) < 0)
+			return rc;
+		goto up;
+	}
 	hg_dp_set_rxq(dp, per_core == 1 ? HG_RX_SHARED : steer, per_core);
 	nrx = nq * dp->rxq_per_core;
 	if (nrx > info.max_rx_queues || nq > info.max_tx_queues) {
 		HG_LOG(ERR, "port %u (%s) has %u RX and %u TX queues, --fp-cores "
-		       "and --rx-queues want %u and %u (for net_af_packet add "
-		       "qpairs=%u)", port, info.driver_name, info.max_rx_queues,
-		       info.max_tx_queues, nrx, nq, nq);
+		       "and --rx-queues want %u and %u", port, info.driver_name,
+		       info.max_rx_queues, info.max_tx_queues, nrx, nq);
 		return -EINVAL;
 	}
-	dp->port_id = port;
 	want_rss(dp, &info, &conf);
 	/* --idle sleep naps on them (fastpath/nap.h) where the PMD hands
 	 * out the queue's fd: net_tap. net_memif keeps its eventfds in its
@@ -192,15 +269,17 @@ hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 	rc = setup_queues(port, (uint16_t)nrx, (uint16_t)nq, pool, &conf);
 	if (rc == 0)
 		rc = probe_flow(dp, port, pool, &conf);
-	if (rc == 0)
-		rc = rte_eth_macaddr_get(port, &dp->mac);
 	if (rc < 0) {
 		HG_LOG(ERR, "port %u setup failed: %s", port, rte_strerror(-rc));
 		return rc;
 	}
-	HG_LOG(INFO, "port %u (%s) up, %u TX queue%s, %u RX queue%s per core (%s), "
-	       "mac " RTE_ETHER_ADDR_PRT_FMT, port, info.driver_name, nq,
-	       nq == 1 ? "" : "s", dp->rxq_per_core, dp->rxq_per_core == 1 ? "" : "s",
+up:
+	if ((rc = rte_eth_macaddr_get(port, &dp->mac)) < 0)
+		return rc;
+	HG_LOG(INFO, "port %u (%s%s) up, %u TX queue%s, %u RX queue%s on core 0 (%s), "
+	       "mac " RTE_ETHER_ADDR_PRT_FMT, port, info.driver_name,
+	       n_ports > 1 ? " and its sibling vdevs" : "", nq, nq == 1 ? "" : "s",
+	       dp->core[0].n_rxq, dp->core[0].n_rxq == 1 ? "" : "s",
 	       hg_port_steering(dp), RTE_ETHER_ADDR_BYTES(&dp->mac));
 	return 0;
 }
@@ -208,8 +287,12 @@ hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 void
 hg_port_fini(struct hg_dp *dp)
 {
+	uint16_t port;
+
 	if (dp->mif != NULL)
 		return;
-	rte_eth_dev_stop(dp->port_id);
-	rte_eth_dev_close(dp->port_id);
+	RTE_ETH_FOREACH_DEV(port) {
+		rte_eth_dev_stop(port);
+		rte_eth_dev_close(port);
+	}
 }

@@ -412,6 +412,8 @@ rx_queue_stats(const struct hg_fp_core *fc, struct hg_arena *a)
 		if ((qs[i] = NEW(a, Hg__RxQueueStats, rx_queue_stats)) == NULL)
 			return NULL;
 		qs[i]->queue = fc->rxq[i].id;
+		qs[i]->has_port = 1;
+		qs[i]->port = fc->rxq[i].port;
 		qs[i]->group = fc->rxq[i].group;
 		qs[i]->packets = LOAD(fc->rxq[i].pkts);
 		qs[i]->deferred = LOAD(fc->rxq[i].deferred);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -15,7 +16,11 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <linux/ethtool.h>
 #include <linux/if_link.h>
+#include <linux/sockios.h>
+
+#include <rte_ethdev.h>
 
 #include "../fastpath/dp.h"
 #include "log.h"
@@ -44,15 +49,25 @@ __lsan_default_suppressions(void)
 }
 #endif
 
-#define PROG_NAME "hg_xdp_shed"	/* its function: bpf_prog_info's name */
+/* its function, bpf_prog_info's name: libxdp's default program's, so that
+ * libxdp hands this one the sockets of the vdevs after the first
+ * (bpf/xdp_shed.c); ours is told apart by its maps (find_maps) */
+#define PROG_NAME "xsk_def_prog"
 #define VDEV_PREFIX "net_af_xdp"
+
+/* the vdevs of the interface: a device queue per RX queue of theirs */
+struct xdp_vdev {
+	char name[32];		/* the ethdev's name: before the first ',' */
+	unsigned start_queue;
+};
 
 static struct {
 	int on;
 	char iface[IF_NAMESIZE];
-	unsigned start_queue;
+	unsigned n_vdev;
+	struct xdp_vdev vdev[HG_XDP_QUEUES];
 	int obj_fd;		/* memfd with the object, until the PMD loaded it */
-	char *vdev;		/* the --vdev we rewrote (EAL copied it) */
+	char *vdev_arg;		/* the --vdev we rewrote (EAL copied it) */
 	int lock_fd;		/* abstract socket: this daemon serves iface */
 	int count_fd;
 	struct hg_xdp_conf *conf;
@@ -106,23 +121,25 @@ take_iface(const char *iface)
 /* What is attached to ifindex, if it is our program: a daemon that died
  * left it (the PMD detaches it at a clean exit), and the PMD attaches
  * only where nothing is. */
+static int find_maps(int prog_fd, int fds[4]);
+
 static void
 detach_leftover(int ifindex, const char *iface)
 {
-	struct bpf_prog_info info = { 0 };
-	uint32_t id = 0, len = sizeof(info);
-	int fd;
+	uint32_t id = 0, k;
+	int fd, fds[4] = { -1, -1, -1, -1 }, ours;
 
 	if (bpf_xdp_query_id(ifindex, 0, &id) < 0 || id == 0)
 		return;
 	if ((fd = bpf_prog_get_fd_by_id(id)) < 0)
 		return;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
-	    strcmp(info.name, PROG_NAME) == 0) {
-		if (bpf_xdp_detach(ifindex, 0, NULL) == 0)
-			HG_LOG(NOTICE, "%s: detached the XDP program a daemon that "
-			       "died left (id %u)", iface, id);
-	}
+	ours = find_maps(fd, fds) == 0;
+	for (k = 0; k < 4; k++)
+		if (fds[k] >= 0)
+			close(fds[k]);
+	if (ours && bpf_xdp_detach(ifindex, 0, NULL) == 0)
+		HG_LOG(NOTICE, "%s: detached the XDP program a daemon that "
+		       "died left (id %u)", iface, id);
 	close(fd);
 }
 
@@ -155,24 +172,33 @@ vdev_value(int argc, char **argv, int i)
 	return NULL;
 }
 
+/* The first vdev takes the interface and gets the program; a later one
+ * must be of the same interface (another queue of it) and gets none:
+ * libxdp finds the first's on the interface (bpf/xdp_shed.c). */
 static int
 prepare_vdev(char **slot, int eq)
 {
-	char *v = *slot + (eq ? 7 : 0), q[16] = "0", *s;
+	char *v = *slot + (eq ? 7 : 0), q[16] = "0", iface[IF_NAMESIZE], *s;
 	const char *args = strchr(v, ',');
+	struct xdp_vdev *d = &xl.vdev[xl.n_vdev];
 	int ifindex, rc;
 
-	if (xl.on) {
-		fprintf(stderr, "hourglassd: one net_af_xdp port is served (its "
-			"queues: queue_count=N)\n");
-		return -1;
-	}
-	if (args == NULL || !devarg(args + 1, "iface", xl.iface, sizeof(xl.iface))) {
+	if (args == NULL || !devarg(args + 1, "iface", iface, sizeof(iface))) {
 		fprintf(stderr, "hourglassd: %s: iface= is missing\n", v);
 		return -1;
 	}
+	if (xl.n_vdev == HG_XDP_QUEUES || (xl.on && strcmp(iface, xl.iface) != 0)) {
+		fprintf(stderr, "hourglassd: %s: one interface is served, up to %u "
+			"net_af_xdp vdevs of it (one per queue)\n", v, HG_XDP_QUEUES);
+		return -1;
+	}
 	devarg(args + 1, "start_queue", q, sizeof(q));
-	xl.start_queue = (unsigned)strtoul(q, NULL, 10);
+	d->start_queue = (unsigned)strtoul(q, NULL, 10);
+	snprintf(d->name, sizeof(d->name), "%.*s", (int)(args - v), v);
+	xl.n_vdev++;
+	if (xl.on)
+		return 0;
+	snprintf(xl.iface, sizeof(xl.iface), "%s", iface);
 	if ((ifindex = (int)if_nametoindex(xl.iface)) == 0) {
 		fprintf(stderr, "hourglassd: %s: no interface %s\n", v, xl.iface);
 		return -1;
@@ -190,13 +216,15 @@ prepare_vdev(char **slot, int eq)
 	}
 	if (asprintf(&s, "%s,xdp_prog=/proc/self/fd/%d", *slot, xl.obj_fd) < 0)
 		return -1;
-	*slot = xl.vdev = s;	/* argv's until EAL has read it */
+	*slot = xl.vdev_arg = s;	/* argv's until EAL has read it */
 	xl.on = 1;
 	return 0;
 }
 
-int
-hg_xdp_prepare(int argc, char **argv)
+/* An operator's own program (xdp_prog= on any of the vdevs) is the PMD's
+ * business: no shedding in the driver, and no program of ours. */
+static int
+operator_prog(int argc, char **argv)
 {
 	char **slot, *v, prog[8];
 	int i;
@@ -205,10 +233,26 @@ hg_xdp_prepare(int argc, char **argv)
 		if ((slot = vdev_value(argc, argv, i)) == NULL)
 			continue;
 		v = *slot + (slot == &argv[i] ? 7 : 0);
-		if (strncmp(v, VDEV_PREFIX, strlen(VDEV_PREFIX)) != 0)
+		if (strncmp(v, VDEV_PREFIX, strlen(VDEV_PREFIX)) == 0 && strchr(v, ',') &&
+		    devarg(strchr(v, ',') + 1, "xdp_prog", prog, sizeof(prog)))
+			return 1;
+	}
+	return 0;
+}
+
+int
+hg_xdp_prepare(int argc, char **argv)
+{
+	char **slot, *v;
+	int i;
+
+	if (operator_prog(argc, argv))
+		return 0;
+	for (i = 1; i < argc; i++) {
+		if ((slot = vdev_value(argc, argv, i)) == NULL)
 			continue;
-		/* an operator's own program: the PMD's business, no shedding */
-		if (strchr(v, ',') && devarg(strchr(v, ',') + 1, "xdp_prog", prog, sizeof(prog)))
+		v = *slot + (slot == &argv[i] ? 7 : 0);
+		if (strncmp(v, VDEV_PREFIX, strlen(VDEV_PREFIX)) != 0)
 			continue;
 		if (prepare_vdev(slot, slot == &argv[i]) < 0)
 			return -1;
@@ -270,23 +314,96 @@ find_maps(int prog_fd, int fds[4])
 	return 0;
 }
 
+/* The device queue (the program's rx_queue_index) of queue q of a port:
+ * its vdev's start_queue + q; -1 for a port that is no vdev of ours. */
+static int
+dev_queue(uint16_t port, uint16_t q)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	unsigned i;
+
+	if (rte_eth_dev_get_name_by_port(port, name) < 0)
+		return -1;
+	for (i = 0; i < xl.n_vdev; i++)
+		if (strcmp(name, xl.vdev[i].name) == 0)
+			return (int)(xl.vdev[i].start_queue + q);
+	return -1;
+}
+
+/* Each RX queue's device queue; the marks are indexed by it (hg_shed's
+ * keys), so it must be in the program's range, and two vdevs must not
+ * claim one queue. */
+static int
+set_dev_queues(struct hg_dp *dp)
+{
+	uint32_t c, q, seen = 0;
+	int d;
+
+	_Static_assert(HG_XDP_QUEUES <= 32, "seen is a 32-bit mask");
+	for (c = 0; c < dp->n_cores; c++)
+		for (q = 0; q < dp->core[c].n_rxq; q++) {
+			struct hg_rxq *r = &dp->core[c].rxq[q];
+
+			d = dev_queue(r->port, r->id);
+			if (d < 0 || d >= (int)HG_XDP_QUEUES || (seen & (1u << d))) {
+				HG_LOG(ERR, "%s: port %u queue %u: %s", xl.iface, r->port,
+				       r->id, d < 0 ? "not a vdev of the interface" :
+				       d >= (int)HG_XDP_QUEUES ? "beyond the XDP program's queues" :
+				       "a device queue another vdev reads too (start_queue=)");
+				return -EINVAL;
+			}
+			seen |= 1u << d;
+			r->dev_queue = (uint16_t)d;
+		}
+	return 0;
+}
+
+/* The interface's RX queues as ethtool -l tells them (a veth's rx, a
+ * NIC's combined), 0 if it cannot say. */
+static unsigned
+iface_queues(const char *iface)
+{
+	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
+	struct ifreq ifr = { .ifr_data = (void *)&ch };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+
+	if (fd < 0)
+		return 0;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", iface);
+	rc = ioctl(fd, SIOCETHTOOL, &ifr);
+	close(fd);
+	if (rc < 0)
+		return 0;
+	return RTE_MAX(ch.rx_count, ch.combined_count);
+}
+
+/* A queue of the interface that no vdev reads passes its frames to the
+ * kernel's stack (the program finds no socket for it): say so once. */
+static void
+warn_unread(const struct hg_dp *dp)
+{
+	unsigned have = iface_queues(xl.iface), read = 0, c;
+
+	for (c = 0; c < dp->n_cores; c++)
+		read += dp->core[c].n_rxq;
+	if (have > read)
+		HG_LOG(WARNING, "%s has %u RX queues, the daemon reads %u: what the "
+		       "device puts on the others goes to the kernel's stack (give "
+		       "one net_af_xdp vdev per queue, start_queue=0..%u)",
+		       xl.iface, have, read, have - 1);
+}
+
 int
 hg_xdp_open(struct hg_dp *dp, uint32_t ip)
 {
 	int fds[4] = { -1, -1, -1, -1 }, prog_fd, rc, ifindex;
-	uint32_t id = 0, p, c, q;
+	uint32_t id = 0, p;
 
 	if (!xl.on)
 		return 0;
-	/* the marks are indexed by the device's queue (hg_shed's keys) */
-	for (c = 0; c < dp->n_cores; c++)
-		for (q = 0; q < dp->core[c].n_rxq; q++)
-			if (xl.start_queue + dp->core[c].rxq[q].id >= HG_XDP_QUEUES) {
-				HG_LOG(ERR, "%s: queue %u is beyond the XDP program's %u",
-				       xl.iface, xl.start_queue + dp->core[c].rxq[q].id,
-				       HG_XDP_QUEUES);
-				return -EINVAL;
-			}
+	if ((rc = set_dev_queues(dp)) < 0)
+		return rc;
+	warn_unread(dp);
 	ifindex = (int)if_nametoindex(xl.iface);
 	if (bpf_xdp_query_id(ifindex, 0, &id) < 0 || id == 0 ||
 	    (prog_fd = bpf_prog_get_fd_by_id(id)) < 0) {
@@ -311,16 +428,12 @@ hg_xdp_open(struct hg_dp *dp, uint32_t ip)
 	xl.count_fd = fds[3];
 	fds[3] = -1;
 	xl.ncpus = libbpf_num_possible_cpus();
-	for (c = 0; c < dp->n_cores; c++)
-		for (q = 0; q < dp->core[c].n_rxq; q++)
-			dp->core[c].rxq[q].dev_queue =
-				(uint16_t)(xl.start_queue + dp->core[c].rxq[q].id);
 	__atomic_store_n(&xl.conf->ip, ip, __ATOMIC_RELAXED);
 	for (p = 0; p < HG_XDP_PORTS; p++)
 		hg_xdp_port((uint16_t)p, __atomic_load_n(&dp->port_map[p], __ATOMIC_ACQUIRE));
 	__atomic_store_n(&dp->xdp.shed, xl.shed, __ATOMIC_RELEASE);
-	HG_LOG(INFO, "%s: XDP program %u sheds in the driver (queues from %u)",
-	       xl.iface, id, xl.start_queue);
+	HG_LOG(INFO, "%s: XDP program %u sheds in the driver (%u vdev%s)",
+	       xl.iface, id, xl.n_vdev, xl.n_vdev == 1 ? "" : "s");
 	rc = 0;
 fail:
 	for (p = 0; p < 4; p++)
@@ -376,6 +489,6 @@ hg_xdp_close(struct hg_dp *dp)
 	if (xl.lock_fd >= 0)
 		close(xl.lock_fd);
 	xl.lock_fd = -1;
-	free(xl.vdev);
-	xl.vdev = NULL;
+	free(xl.vdev_arg);
+	xl.vdev_arg = NULL;
 }

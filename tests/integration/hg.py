@@ -40,15 +40,18 @@ def run(*cmd, check=True, **kw):
 
 class Netns:
     """A namespace with one end of a veth pair; the other end (no address)
-    is for the daemon's port (veth_vdev)."""
+    is for the daemon's port (veth_vdev). queues: of each end, RX and TX
+    (a flow's frames come in on the queue its sender hashed it to)."""
 
-    def __init__(self, tag):
+    def __init__(self, tag, queues=1):
         self.ns = f"hgt{tag}"
         self.host_if = f"hg{tag}a"
         self.peer_if = f"hg{tag}b"
         self.close()
         run("ip", "netns", "add", self.ns)
-        run("ip", "link", "add", self.host_if, "type", "veth", "peer", "name", self.peer_if)
+        q = [] if queues == 1 else ["numtxqueues", str(queues), "numrxqueues", str(queues)]
+        run("ip", "link", "add", self.host_if, *q, "type", "veth", "peer", "name",
+            self.peer_if, *q)
         run("ip", "link", "set", self.peer_if, "netns", self.ns)
         run("ip", "link", "set", self.host_if, "up")
         # the daemon answers IPv4 only; keep the link quiet otherwise
@@ -103,7 +106,8 @@ class Daemon:
         self.log = open(f"/tmp/hgt{tag}.log", "w")
         if lcores is None:
             lcores = f"0-{fp_cores}" if fp_cores < os.cpu_count() else f"(0-{fp_cores})@0"
-        port = [f"--vdev={vdev}"] if vdev else []
+        vdevs = [vdev] if isinstance(vdev, str) else (vdev or [])
+        port = [f"--vdev={v}" for v in vdevs]
         cmd = [os.path.join(BIN, "hourglassd"), "--no-huge", "-m", "512", "--no-pci",
                "--file-prefix", self.prefix, "--lcores", lcores, *port,
                "--", "--ip", f"{DAEMON_IP}/24", "--ctl", self.ctl,

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from hg import BIN, DAEMON_IP, Daemon, run, udp_roundtrip
+from hg import BIN, DAEMON_IP, Daemon, Netns, run, udp_roundtrip
 
 
 def xdp_vdev(net):
@@ -126,3 +126,39 @@ def test_a_killed_daemons_program_is_removed_at_the_next_start(net):
         assert json.loads(run("ip", "-j", "link", "show", other).stdout)[0].get("xdp") is None
     finally:
         run("ip", "link", "del", other, check=False)
+
+
+def test_every_queue_of_a_multiqueue_interface_is_read():
+    """A veth of two queues: the namespace hashes each flow to one, and the
+    device hands a queue's frames to that queue's socket only. With one
+    vdev the daemon read queue 0 alone, and the flows hashed to queue 1
+    went to the kernel's stack unanswered; it says so now. With a vdev per
+    queue (start_queue=0, 1; the second's socket joins the first's program
+    through libxdp) every flow is answered and both queues carry some."""
+    net = Netns(f"{os.getpid() % 10000}mq", queues=2)
+    try:
+        one = Daemon(net.ns[3:] + "1", f"net_af_xdp0,iface={net.host_if}")
+        assert one.stop() == 0, one.logtext()
+        assert "has 2 RX queues, the daemon reads 1" in one.logtext()
+        d = Daemon(net.ns[3:], [f"net_af_xdp{q},iface={net.host_if},start_queue={q}"
+                                for q in (0, 1)])
+        try:
+            assert "(2 vdevs)" in d.logtext() and "the daemon reads" not in d.logtext()
+            d.hgctl("tenant", "add", "gold", "--ports", "9450-9450")
+            e = d.echo("gold", 9450)
+            try:
+                socks = [net.socket() for _ in range(32)]
+                got = [udp_roundtrip(s, 9450, b"flow %d" % i) for i, s in enumerate(socks)]
+                for s in socks:
+                    s.close()
+            finally:
+                e.stop()
+            queues = d.stats()["cores"][0]["rx_queues"]
+        finally:
+            assert d.stop() == 0, d.logtext()
+        assert got == [b"flow %d" % i for i in range(32)]
+        assert sorted(q["port"] for q in queues) == [0, 1]
+        assert all(q["packets"] > 0 for q in queues), queues
+        assert attached(net) is None, "the PMD detaches the program at exit"
+    finally:
+        net.close()

@@ -221,3 +221,33 @@ Test(rx_gate, the_queue_with_most_budget_left_is_read_first)
 	cr_assert_eq(n, 2);
 	cr_assert_eq(later, 1u << 0);
 }
+
+/* A link whose every queue carries any tenant's frames (net_af_xdp with a
+ * vdev per queue, af_packet's qpairs): each queue is read by one core,
+ * every core reads at least one and sends on its first, and all of them
+ * count as shared once two tenants are active. */
+Test(rx_gate, every_queue_of_a_shared_link_is_read_by_exactly_one_core)
+{
+	struct hg_dp *d = hg_dp_new(2);
+	const struct hg_devq q[5] = { { 0, 0 }, { 1, 0 }, { 2, 0 }, { 2, 1 }, { 3, 0 } };
+	unsigned seen[5] = { 0 }, c, i, k;
+
+	cr_assert(d != NULL);
+	hg_dp_spread_rxq(d, q, 5);
+	cr_assert_eq(d->core[0].n_rxq + d->core[1].n_rxq, 5);
+	for (c = 0; c < 2; c++) {
+		cr_assert_geq(d->core[c].n_rxq, 2);
+		cr_assert_eq(d->core[c].tx_port, q[c].port);
+		cr_assert_eq(d->core[c].tx_queue, q[c].queue);
+		for (i = 0; i < d->core[c].n_rxq; i++)
+			for (k = 0; k < 5; k++)
+				if (d->core[c].rxq[i].port == q[k].port &&
+				    d->core[c].rxq[i].id == q[k].queue)
+					seen[k]++;
+	}
+	for (k = 0; k < 5; k++)
+		cr_assert_eq(seen[k], 1, "queue %u read %u times", k, seen[k]);
+	d->rxq_tenants[0] = 2;
+	cr_assert(hg_rxq_shared(d, &d->core[0], &d->core[0].rxq[1]));
+	hg_dp_free(d);
+}
