@@ -210,14 +210,50 @@ spread_ports(struct hg_dp *dp, const uint16_t *ports, int n_ports,
 	return 0;
 }
 
+/* One port whose queues the daemon picks: one TX queue per core and
+ * --rx-queues RX queues each, steered where the link can (tap, NICs). */
+static int
+one_port(struct hg_dp *dp, uint16_t port, const struct rte_eth_dev_info *info,
+	 struct rte_mempool *pool, struct rte_eth_conf *conf)
+{
+	uint32_t nq = dp->n_cores, nrx, per_core = (uint32_t)hg_cfg.rx_queues;
+	enum hg_rx_steer steer = steer_of(info->driver_name);
+	int rc;
+
+	if (per_core > 1 && steer == HG_RX_SHARED) {
+		HG_LOG(WARNING, "%s cannot steer by UDP port: --rx-queues %u "
+		       "ignored, tenants share one RX queue per core",
+		       info->driver_name, per_core);
+		per_core = 1;
+	}
+	hg_dp_set_rxq(dp, per_core == 1 ? HG_RX_SHARED : steer, per_core);
+	nrx = nq * dp->rxq_per_core;
+	if (nrx > info->max_rx_queues || nq > info->max_tx_queues) {
+		HG_LOG(ERR, "port %u (%s) has %u RX and %u TX queues, --fp-cores "
+		       "and --rx-queues want %u and %u", port, info->driver_name,
+		       info->max_rx_queues, info->max_tx_queues, nrx, nq);
+		return -EINVAL;
+	}
+	want_rss(dp, info, conf);
+	/* --idle sleep naps on them (fastpath/nap.h) where the PMD hands
+	 * out the queue's fd: net_tap. net_memif keeps its eventfds in its
+	 * queues, af_packet has none; a NIC's need VFIO's MSI-X, untried. */
+	dp->rx_intr = strcmp(info->driver_name, "net_tap") == 0;
+	conf->intr_conf.rxq = (uint16_t)dp->rx_intr;
+	rc = setup_queues(port, (uint16_t)nrx, (uint16_t)nq, pool, conf);
+	if (rc == 0)
+		rc = probe_flow(dp, port, pool, conf);
+	if (rc < 0)
+		HG_LOG(ERR, "port %u setup failed: %s", port, rte_strerror(-rc));
+	return rc;
+}
+
 int
 hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 {
 	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
 	uint16_t port, ports[RTE_MAX_ETHPORTS];
-	uint32_t nq = dp->n_cores, nrx, per_core;
-	enum hg_rx_steer steer;
 	int rc, n_ports;
 
 	if (hg_cfg.memif[0] != '\0')
@@ -230,8 +266,7 @@ hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 	if ((n_ports = collect_ports(ports)) < 0)
 		return n_ports;
 	port = dp->port_id = ports[0];
-	rc = rte_eth_dev_info_get(port, &info);
-	if (rc < 0)
+	if ((rc = rte_eth_dev_info_get(port, &info)) < 0)
 		return rc;
 	if (strcmp(info.driver_name, "net_memif") == 0) {
 		HG_LOG(ERR, "net_memif: DPDK's memif PMD uses its peer's descriptors "
@@ -239,48 +274,25 @@ hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 		       "use the daemon's own memif server, --memif PATH after --");
 		return -EPERM;
 	}
-	steer = steer_of(info.driver_name);
-	per_core = (uint32_t)hg_cfg.rx_queues;
-	if (per_core > 1 && steer == HG_RX_SHARED) {
-		HG_LOG(WARNING, "%s cannot steer by UDP port: --rx-queues %u "
-		       "ignored, tenants share one RX queue per core",
-		       info.driver_name, per_core);
-		per_core = 1;
-	}
 	if (reads_every_queue(info.driver_name)) {
-		if ((rc = spread_ports(dp, ports, n_ports, pool, &conf)) < 0)
-			return rc;
-		goto up;
+		if (hg_cfg.rx_queues > 1)
+			HG_LOG(WARNING, "%s cannot steer by UDP port: --rx-queues %" PRIu64
+			       " ignored, tenants share every RX queue", info.driver_name,
+			       hg_cfg.rx_queues);
+		rc = spread_ports(dp, ports, n_ports, pool, &conf);
+	} else {
+		rc = one_port(dp, port, &info, pool, &conf);
 	}
-	hg_dp_set_rxq(dp, per_core == 1 ? HG_RX_SHARED : steer, per_core);
-	nrx = nq * dp->rxq_per_core;
-	if (nrx > info.max_rx_queues || nq > info.max_tx_queues) {
-		HG_LOG(ERR, "port %u (%s) has %u RX and %u TX queues, --fp-cores "
-		       "and --rx-queues want %u and %u", port, info.driver_name,
-		       info.max_rx_queues, info.max_tx_queues, nrx, nq);
-		return -EINVAL;
-	}
-	want_rss(dp, &info, &conf);
-	/* --idle sleep naps on them (fastpath/nap.h) where the PMD hands
-	 * out the queue's fd: net_tap. net_memif keeps its eventfds in its
-	 * queues, af_packet has none; a NIC's need VFIO's MSI-X, untried. */
-	dp->rx_intr = strcmp(info.driver_name, "net_tap") == 0;
-	conf.intr_conf.rxq = (uint16_t)dp->rx_intr;
-	rc = setup_queues(port, (uint16_t)nrx, (uint16_t)nq, pool, &conf);
 	if (rc == 0)
-		rc = probe_flow(dp, port, pool, &conf);
-	if (rc < 0) {
-		HG_LOG(ERR, "port %u setup failed: %s", port, rte_strerror(-rc));
-		return rc;
-	}
-up:
-	if ((rc = rte_eth_macaddr_get(port, &dp->mac)) < 0)
+		rc = rte_eth_macaddr_get(port, &dp->mac);
+	if (rc < 0)
 		return rc;
 	HG_LOG(INFO, "port %u (%s%s) up, %u TX queue%s, %u RX queue%s on core 0 (%s), "
 	       "mac " RTE_ETHER_ADDR_PRT_FMT, port, info.driver_name,
-	       n_ports > 1 ? " and its sibling vdevs" : "", nq, nq == 1 ? "" : "s",
-	       dp->core[0].n_rxq, dp->core[0].n_rxq == 1 ? "" : "s",
-	       hg_port_steering(dp), RTE_ETHER_ADDR_BYTES(&dp->mac));
+	       n_ports > 1 ? " and its sibling vdevs" : "", dp->n_cores,
+	       dp->n_cores == 1 ? "" : "s", dp->core[0].n_rxq,
+	       dp->core[0].n_rxq == 1 ? "" : "s", hg_port_steering(dp),
+	       RTE_ETHER_ADDR_BYTES(&dp->mac));
 	return 0;
 }
 

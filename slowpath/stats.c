@@ -572,6 +572,9 @@ hg_tenants_collect(struct hg_registry *reg, struct hg_arena *a)
 	l->has_rx_queues_per_core = l->has_fp_cores = 1;
 	l->rx_queues_per_core = reg->dp->rxq_per_core;
 	l->fp_cores = reg->dp->n_cores;
+	l->has_link_queues = 1;
+	for (i = 0; i < reg->dp->n_cores; i++)
+		l->link_queues += reg->dp->core[i].n_rxq;
 	l->rx_steering = (char *)hg_port_steering(reg->dp);
 	l->tenants = tenant_array(reg, -1, a);
 	if (l->tenants == NULL)

@@ -230,15 +230,19 @@ p_tenant_list(const Hg__Response *rsp, const struct opts *o)
 
 		for (i = 0; i < l->n_tenants; i++)
 			json_array_append_new(arr, tenant_json(l->tenants[i]));
-		return emit_json(json_pack("{s:o, s:i, s:i, s:s}", "tenants", arr,
+		return emit_json(json_pack("{s:o, s:i, s:i, s:i, s:s}", "tenants", arr,
 					   "rx_queues_per_core", (int)l->rx_queues_per_core,
-					   "fp_cores", (int)l->fp_cores, "rx_steering",
+					   "fp_cores", (int)l->fp_cores,
+					   "link_queues", (int)l->link_queues, "rx_steering",
 					   l->rx_steering ? l->rx_steering : "shared queue"));
 	}
-	printf("RX: %u queue%s per fast-path core x %u core%s (%s)\n",
+	printf("RX: %u queue%s per fast-path core x %u core%s (%s)",
 	       l->rx_queues_per_core, l->rx_queues_per_core == 1 ? "" : "s",
 	       l->fp_cores, l->fp_cores == 1 ? "" : "s",
 	       l->rx_steering ? l->rx_steering : "shared queue");
+	if (l->link_queues > l->rx_queues_per_core * l->fp_cores)
+		printf(", %u link queues read, each shared", l->link_queues);
+	printf("\n");
 	printf("%-20s %4s %4s %4s %3s %8s  %s\n", "NAME", "ID", "APPS", "CTXS",
 	       "RXQ", "EFF.CAP", "SETTINGS (not defaults)");
 	for (i = 0; i < l->n_tenants; i++) {

@@ -145,6 +145,7 @@ def test_every_queue_of_a_multiqueue_interface_is_read():
         try:
             assert "(2 vdevs)" in d.logtext() and "the daemon reads" not in d.logtext()
             d.hgctl("tenant", "add", "gold", "--ports", "9450-9450")
+            assert "2 link queues read, each shared" in d.hgctl("tenant", "list").stdout
             e = d.echo("gold", 9450)
             try:
                 socks = [net.socket() for _ in range(32)]
