@@ -307,9 +307,24 @@ hg_bounded_n(struct hg_fp_core *c, uint64_t cycles, unsigned n, uint64_t extra)
 
 	if (likely(cycles <= max) || c->tsc_us == 0)	/* 0: no clock (unit tests) */
 		return cycles;
-	c->preempted += cycles - max;
+	/* the one writer; read by the slow path's budget clock */
+	__atomic_store_n(&c->preempted, c->preempted + (cycles - max), __ATOMIC_RELAXED);
 	c->unattributed += cycles - max;
 	return max;
+}
+
+/* The clock budgets refill by on core c at TSC now: the TSC less the time
+ * the OS was seen to take from the core (preempted, above). A tenant's
+ * budget is a share of the cycles the core had: where the OS hands the
+ * core's CPU to another thread for milliseconds (a sender on the same CPU
+ * in bench/weights), refills that went on over that time left every
+ * tenant funded when the core came back, and the round robin split it
+ * evenly whatever the weights (gold 0.64 of cycles at 3:1). Monotonic:
+ * preempted grows by time that has already passed. */
+static inline uint64_t
+hg_budget_clock(const struct hg_fp_core *c, uint64_t now)
+{
+	return now - __atomic_load_n(&c->preempted, __ATOMIC_RELAXED);
 }
 
 /* One datagram's or one doorbell's charge (hg_bounded_n). */
@@ -388,7 +403,8 @@ hg_topup_left(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 	HG_ASSERT_CORE(c);	/* budget.h: the core is its budgets' writer */
 	return hg_budget_left(&c->t[t].bud,
 			      __atomic_load_n(&dp->tenant_live[t].rate, __ATOMIC_RELAXED),
-			      hg_tenant_cap(dp, t, hg_view(dp, t)), c->now);
+			      hg_tenant_cap(dp, t, hg_view(dp, t)),
+			      hg_budget_clock(c, c->now));
 }
 
 /* Tops t's budget up (hg_topup_left): has it any left? */

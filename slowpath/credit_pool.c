@@ -168,7 +168,8 @@ budget_low(const struct hg_registry *reg, int i, uint64_t now, int *out)
 	for (c = 0; c < dp->n_cores; c++) {
 		if (!hg_core_saturated(&dp->core[c], now))
 			continue;
-		left = hg_budget_peek(&dp->core[c].t[i].bud, rate, cap, now);
+		left = hg_budget_peek(&dp->core[c].t[i].bud, rate, cap,
+				      hg_budget_clock(&dp->core[c], now));
 		low = left < low ? left : low;
 		*out |= (double)left < t->cfg.credit.budget_mark * (double)cap;
 	}

@@ -105,7 +105,8 @@ publish_rate(struct hg_registry *reg, unsigned i, uint64_t wsum, uint64_t now)
 	hg_publish_rate(reg, (int)i, rate);
 	cap = hg_refill_cap(t);
 	for (c = 0; c < dp->n_cores; c++)
-		full &= hg_budget_peek(&dp->core[c].t[i].bud, rate, cap, now) >=
+		full &= hg_budget_peek(&dp->core[c].t[i].bud, rate, cap,
+					 hg_budget_clock(&dp->core[c], now)) >=
 			(int64_t)cap;
 	return full;
 }

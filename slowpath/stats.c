@@ -377,7 +377,8 @@ tenant_stats(struct hg_registry *reg, unsigned slot,
 			return NULL;
 		cs->core = c;
 		cs->budget = hg_budget_peek(&ft->bud, LOAD(reg->dp->tenant_live[slot].rate),
-					    hg_refill_cap(&reg->t[slot]), now);
+					    hg_refill_cap(&reg->t[slot]),
+					    hg_budget_clock(&reg->dp->core[c], now));
 		cs->debt = cs->budget < 0 ? (uint64_t)-cs->budget : 0;
 		cs->counters = table(a, tenant_at, RTE_DIM(tenant_at), ft);
 		cs->n_counters = RTE_DIM(tenant_at);

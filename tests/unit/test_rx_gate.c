@@ -3,6 +3,8 @@
  * RX's decision to shed a datagram for its tenant's budget (rx_gate.h),
  * against a daemon state of the test's own with an injected clock: who is
  * shed, on which core, and never a tenant with budget left. */
+#include <inttypes.h>
+
 #include <criterion/criterion.h>
 
 #include "../../fastpath/rx_gate.h"
@@ -152,6 +154,27 @@ Test(rx_gate, a_stall_in_a_batch_is_not_the_victims)
 		     3u * (HG_CHARGE_MAX_US * US + extra));
 	/* a poll that took nothing is bounded as one datagram */
 	cr_assert_eq(hg_bounded_n(c, stalled, 0, 0), HG_CHARGE_MAX_US * US);
+}
+
+/* Time the OS took from the core refills nobody: after a stall the core
+ * saw (preempted), a tenant in debt gets back only what the core's own
+ * time since its last top-up earns. Before, the whole stall was refilled
+ * to everyone, and a sender sharing the core's CPU left every tenant
+ * funded when the core came back (bench/weights shared: 0.64 at 3:1). */
+Test(rx_gate, time_the_os_took_refills_nobody)
+{
+	uint64_t stalled = 2000u * US;
+	int64_t before, after;
+
+	c->t[FLOOD].bud.consumed = 2000000;	/* a million cycles in debt */
+	before = hg_topup_left(dp, c, FLOOD);
+	(void)hg_bounded_n(c, stalled, 1, 0);	/* kept: HG_CHARGE_MAX_US */
+	c->now += stalled;
+	after = hg_topup_left(dp, c, FLOOD);
+	/* rate 1/4 of the core's 50 us; the other 1,950 us earn nothing */
+	cr_assert_eq(after - before, (int64_t)(HG_CHARGE_MAX_US * US / 4),
+		     "refilled %" PRId64, after - before);
+	cr_assert_eq(hg_budget_clock(c, c->now), T0 + HG_CHARGE_MAX_US * US);
 }
 
 /* A budget is read once per tenant and burst: a tenant funded when the
