@@ -75,14 +75,17 @@ hg_budget_peek(const struct hg_budget *b, uint64_t rate, uint64_t cap,
 			 consumed);
 }
 
-/* Tops the budget up to TSC now and returns what is left. */
+/* Tops the budget up to TSC now and returns what is left. A clock that
+ * stepped back (hg_budget_clock) leaves last where it was: the time up to
+ * it was refilled once already. */
 static inline int64_t
 hg_budget_left(struct hg_budget *b, uint64_t rate, uint64_t cap, uint64_t now)
 {
 	int64_t left = hg_budget_peek(b, rate, cap, now);
 
 	__atomic_store_n(&b->granted, b->consumed + (uint64_t)left, __ATOMIC_RELAXED);
-	__atomic_store_n(&b->last, now, __ATOMIC_RELAXED);
+	if (now > b->last)
+		__atomic_store_n(&b->last, now, __ATOMIC_RELAXED);
 	return left;
 }
 

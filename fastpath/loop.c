@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include <rte_cycles.h>
+#include <rte_eal.h>
 #include <rte_lcore.h>
 #include <rte_pause.h>
 #include <rte_rcu_qsbr.h>
@@ -128,6 +129,7 @@ hg_fp_loop(void *arg)
 	uint64_t t0, pmd0;
 
 	hg_role = c->idx;
+	__atomic_store_n(&c->tid, (int32_t)rte_sys_gettid(), __ATOMIC_RELEASE);
 	rte_rcu_qsbr_thread_online(dp->qs, c->idx);
 	while (!dp->quit) {
 		/* nothing of the last pass is held across this point */

@@ -32,6 +32,7 @@
 #include "config.h"
 #include "config_reload.h"
 #include "core_alloc.h"
+#include "core_steal.h"
 #include "credit_pool.h"
 #include "ctl.h"
 #include "log.h"
@@ -153,6 +154,7 @@ on_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	hg_registry_poll(s->reg);
+	hg_core_steal_tick(s->reg->dp, rte_get_tsc_hz());
 	if (++s->ticks % (1000000 / HG_TICK_US) == 0)
 		hg_stats_log_drops(s->reg);
 	if (reload_signal) {
@@ -329,9 +331,11 @@ main(int argc, char **argv)
 	signal(SIGHUP, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
-	if (setup_dp() < 0 || setup_cores() < 0 || hg_port_init(dp, dp->mbufs) < 0)
+	if (setup_dp() < 0 || setup_cores() < 0)
 		goto out_eal;
-	if (hg_xdp_open(dp, dp->ip) < 0)
+	/* a port left open by a failed start would keep its XDP program
+	 * attached to the interface (the PMD detaches it at close) */
+	if (hg_port_init(dp, dp->mbufs) < 0 || hg_xdp_open(dp, dp->ip) < 0)
 		goto out_port;
 	for (i = 0; i < dp->n_cores; i++) {
 		unsigned armed = hg_nap_init(dp, &dp->core[i]);
@@ -374,6 +378,7 @@ main(int argc, char **argv)
 	rte_eal_mp_wait_lcore();
 	for (i = 0; i < dp->n_cores; i++)
 		hg_nap_fini(&dp->core[i]);
+	hg_core_steal_close(dp);
 	rc = EXIT_SUCCESS;
 out_reg:
 	/* the cores have stopped, or never started: the peer's memory goes */

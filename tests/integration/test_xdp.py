@@ -163,3 +163,24 @@ def test_every_queue_of_a_multiqueue_interface_is_read():
         assert attached(net) is None, "the PMD detaches the program at exit"
     finally:
         net.close()
+
+
+def test_vdevs_of_two_interfaces_or_one_queue_twice_are_refused():
+    """Several net_af_xdp vdevs are the queues of one interface: a vdev of
+    another interface is refused before EAL starts, and two vdevs on one
+    device queue (the second's socket would take the first's place in the
+    program's map) once the ports are up, with the program removed."""
+    net = Netns(f"{os.getpid() % 10000}rf", queues=2)
+    other = f"{net.host_if}o"
+    try:
+        run("ip", "link", "add", other, "type", "veth", "peer", "name", other[:-1] + "p")
+        with pytest.raises(RuntimeError, match="one interface is served"):
+            Daemon(net.ns[3:] + "o", [f"net_af_xdp0,iface={net.host_if}",
+                                      f"net_af_xdp1,iface={other}"])
+        with pytest.raises(RuntimeError, match="start_queue|setup failed"):
+            Daemon(net.ns[3:] + "q", [f"net_af_xdp{q},iface={net.host_if},start_queue=0"
+                                      for q in (0, 1)])
+        assert attached(net) is None, "a failed start leaves no program attached"
+    finally:
+        run("ip", "link", "del", other, check=False)
+        net.close()
