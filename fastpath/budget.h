@@ -75,9 +75,10 @@ hg_budget_peek(const struct hg_budget *b, uint64_t rate, uint64_t cap,
 			 consumed);
 }
 
-/* Tops the budget up to TSC now and returns what is left. A clock that
- * stepped back (hg_budget_clock) leaves last where it was: the time up to
- * it was refilled once already. */
+/* Tops the budget up to TSC now and returns what is left. A clock behind
+ * the last top-up (hg_budget_clock, after a stall booked later in the
+ * same pass) leaves last where it was: moved back, the stall's time would
+ * be refilled after all. */
 static inline int64_t
 hg_budget_left(struct hg_budget *b, uint64_t rate, uint64_t cap, uint64_t now)
 {

@@ -172,8 +172,9 @@ struct hg_fp_core {
 					 * charge: the OS took the core */
 	int32_t tid;			/* its thread, once running (atomic) */
 	uint64_t stolen;		/* TSC its thread waited on its CPU's
-					 * run queue (slowpath/core_steal.h:
-					 * the one writer; atomic) */
+					 * run queue: what else ran there
+					 * (slowpath/core_steal.h: the one
+					 * writer; atomic) */
 	uint64_t busy_passes, idle_passes;
 	uint64_t busy_cycles;		/* TSC spent in passes that did work */
 	uint64_t pmd_cycles;		/* TSC spent in the PMD's burst calls */
@@ -318,23 +319,18 @@ hg_bounded_n(struct hg_fp_core *c, uint64_t cycles, unsigned n, uint64_t extra)
 }
 
 /* The clock budgets refill by on core c at TSC now: the TSC less the time
- * the OS kept the core's thread off its CPU, as the core saw it inside a
- * charge (preempted, above) or as the scheduler counted its run-queue
- * wait (stolen, a tick late), whichever is more. A tenant's budget is a
- * share of the cycles the core had: where the OS hands the core's CPU to
- * another thread for milliseconds (a sender on the same CPU in
- * bench/weights), refills that went on over that time left every tenant
- * funded when the core came back, and the round robin split it evenly
- * whatever the weights (gold 0.64 of cycles at 3:1). The clock may step
- * back when stolen grows by a tick's wait; a budget then refills nothing
- * until it has passed its last top-up again. */
+ * the core saw the OS take inside a charge (preempted, above). A tenant's
+ * budget is a share of the cycles the core had, and such a stall refills
+ * nobody (bench/weights shared, a sender on the core's CPU: gold 0.64 ->
+ * 0.65-0.66 of cycles at 3:1). The scheduler's count of the thread's
+ * run-queue wait (stolen) is not taken: it made budgets so scarce that
+ * the preemptions billed within a charge's bound decided who was shed,
+ * and gold fell to 0.42-0.57. Monotonic: preempted grows by time that
+ * has already passed. */
 static inline uint64_t
 hg_budget_clock(const struct hg_fp_core *c, uint64_t now)
 {
-	uint64_t p = __atomic_load_n(&c->preempted, __ATOMIC_RELAXED);
-	uint64_t s = __atomic_load_n(&c->stolen, __ATOMIC_RELAXED);
-
-	return now - (p > s ? p : s);
+	return now - __atomic_load_n(&c->preempted, __ATOMIC_RELAXED);
 }
 
 /* One datagram's or one doorbell's charge (hg_bounded_n). */

@@ -33,8 +33,7 @@
 	X(preempted, preempted_cycles, "cycles", "the part of unattributed_cycles " \
 	  "that was the OS's: charges cut to HG_CHARGE_MAX_US per datagram") \
 	X(stolen, stolen_cycles, "cycles", "the core's thread waited on its " \
-	  "CPU's run queue (schedstat); budgets refill by the TSC less this or " \
-	  "preempted_cycles, whichever is more") \
+	  "CPU's run queue (schedstat): another thread had its CPU") \
 	X(flushes, flushes, "calls", "PMD sends: one per pass that had frames") \
 	X(sched_yields, sched_yields, "batches", "SCHED batches nobody waited " \
 	  "behind, cut short when another tenant's work arrived") \

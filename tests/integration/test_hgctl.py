@@ -3,6 +3,8 @@ import json
 import os
 import pwd
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -53,6 +55,18 @@ def test_tenant_lifecycle_and_json(daemon):
     assert "life" not in daemon.tenants()
     daemon.hgctl("tenant", "add", "life", "--ports", "9000-9009")   # range is free again
     daemon.hgctl("tenant", "del", "life")
+
+
+def test_another_thread_on_the_fast_path_cpu_shows_as_stolen(daemon):
+    """A busy loop pinned to the fast-path core's CPU for half a second:
+    the core's thread, woken from its naps, waits on that CPU's run queue,
+    and stolen_cycles (the scheduler's count, read each tick) says so."""
+    cpu = "1" if os.cpu_count() > 1 else "0"     # Daemon's lcore 1
+    before = daemon.stats()["cores"][0]["stolen_cycles"]
+    subprocess.run(["taskset", "-c", cpu, sys.executable, "-c",
+                    "import time\nt = time.time()\nwhile time.time() - t < 0.5: pass"],
+                   check=True, timeout=30)
+    assert wait_for(lambda: daemon.stats()["cores"][0]["stolen_cycles"] > before)
 
 
 def test_config_get_and_set(daemon):
