@@ -17,13 +17,14 @@
 
 #define HG_CMD_RING 8192u	/* a full ring defers commands (tenant.c) */
 
-/* mbufs for every core's RX and TX: at least 4,095 per core */
+/* mbufs for every core's RX and TX, at least 4,095 per core, beside
+ * those the link's queues keep: a net_af_xdp queue fills its ring with
+ * 2,048 at setup, and a fourth vdev's setup found the pool empty */
 static int
 init_mbufs(struct hg_dp *dp, const struct hg_fp_params *prm)
 {
-	unsigned n = RTE_MAX(8191u, dp->n_cores * 4096u - 1);
+	unsigned n = RTE_MAX(8191u, dp->n_cores * 4096u - 1) + prm->link_bufs;
 
-	(void)prm;
 	dp->mbufs = rte_pktmbuf_pool_create("hg_mbufs", n, 256, 0,
 					    RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
 	return dp->mbufs == NULL ? -1 : 0;

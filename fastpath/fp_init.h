@@ -13,6 +13,8 @@
 
 struct hg_fp_params {
 	uint32_t sessions;	/* RPC session slots per core (--sessions) */
+	uint32_t link_bufs;	/* mbufs the link's queues keep for
+				 * themselves (net_af_xdp's fill rings) */
 };
 
 /* Builds every part; on failure returns -1 with *failed naming the part

@@ -87,7 +87,8 @@ push_live_settings(void)
 static int
 setup_cores(void)
 {
-	struct hg_fp_params prm = { .sessions = (uint32_t)hg_cfg.sessions };
+	struct hg_fp_params prm = { .sessions = (uint32_t)hg_cfg.sessions,
+				    .link_bufs = hg_xdp_link_bufs() };
 	const char *part;
 
 	if (hg_fp_init(dp, &prm, &part) == 0)

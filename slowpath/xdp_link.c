@@ -16,6 +16,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <xdp/xsk.h>
 #include <linux/ethtool.h>
 #include <linux/if_link.h>
 #include <linux/sockios.h>
@@ -59,6 +60,7 @@ __lsan_default_suppressions(void)
 struct xdp_vdev {
 	char name[32];		/* the ethdev's name: before the first ',' */
 	unsigned start_queue;
+	unsigned queues;	/* queue_count= */
 };
 
 static struct {
@@ -80,6 +82,17 @@ int
 hg_xdp_link(void)
 {
 	return xl.on;
+}
+
+uint32_t
+hg_xdp_link_bufs(void)
+{
+	uint32_t n = 0;
+	unsigned i;
+
+	for (i = 0; i < xl.n_vdev; i++)
+		n += xl.vdev[i].queues * XSK_RING_CONS__DEFAULT_NUM_DESCS;
+	return n;
 }
 
 /* A devargs key's value ("iface=veth0,..."), copied into out; 0 if absent. */
@@ -178,7 +191,7 @@ vdev_value(int argc, char **argv, int i)
 static int
 prepare_vdev(char **slot, int eq)
 {
-	char *v = *slot + (eq ? 7 : 0), q[16] = "0", iface[IF_NAMESIZE], *s;
+	char *v = *slot + (eq ? 7 : 0), q[16] = "0", n[16] = "1", iface[IF_NAMESIZE], *s;
 	const char *args = strchr(v, ',');
 	struct xdp_vdev *d = &xl.vdev[xl.n_vdev];
 	int ifindex, rc;
@@ -193,7 +206,9 @@ prepare_vdev(char **slot, int eq)
 		return -1;
 	}
 	devarg(args + 1, "start_queue", q, sizeof(q));
+	devarg(args + 1, "queue_count", n, sizeof(n));
 	d->start_queue = (unsigned)strtoul(q, NULL, 10);
+	d->queues = RTE_MIN((unsigned)strtoul(n, NULL, 10), HG_XDP_QUEUES);
 	snprintf(d->name, sizeof(d->name), "%.*s", (int)(args - v), v);
 	xl.n_vdev++;
 	if (xl.on)

@@ -26,6 +26,10 @@ int hg_xdp_prepare(int argc, char **argv);
 /* Is the port a net_af_xdp link we prepared? */
 int hg_xdp_link(void);
 
+/* The mbufs the prepared vdevs' queues will keep in their fill rings (the
+ * PMD fills each with libxdp's default ring size); 0 without a link. */
+uint32_t hg_xdp_link_bufs(void);
+
 /* After the port is up: finds the program and its maps on the interface,
  * writes the daemon's address (network order) and the port map, and
  * publishes the shed map to the cores. The device queue of each core's RX

@@ -129,26 +129,28 @@ def test_a_killed_daemons_program_is_removed_at_the_next_start(net):
 
 
 def test_every_queue_of_a_multiqueue_interface_is_read():
-    """A veth of two queues: the namespace hashes each flow to one, and the
-    device hands a queue's frames to that queue's socket only. With one
-    vdev the daemon read queue 0 alone, and the flows hashed to queue 1
-    went to the kernel's stack unanswered; it says so now. With a vdev per
-    queue (start_queue=0, 1; the second's socket joins the first's program
-    through libxdp) every flow is answered and both queues carry some."""
-    net = Netns(f"{os.getpid() % 10000}mq", queues=2)
+    """A veth of four queues: the namespace hashes each flow to one, and
+    the device hands a queue's frames to that queue's socket only. With
+    one vdev the daemon read queue 0 alone, and the flows hashed to the
+    others went to the kernel's stack unanswered; it says so now. With a
+    vdev per queue (start_queue=0..3; the later sockets join the first's
+    program through libxdp) every flow is answered and every queue
+    carries some. Each queue's fill ring keeps 2,048 mbufs: the fourth
+    found the pool empty until the pool counted them."""
+    net = Netns(f"{os.getpid() % 10000}mq", queues=4)
     try:
         one = Daemon(net.ns[3:] + "1", f"net_af_xdp0,iface={net.host_if}")
         assert one.stop() == 0, one.logtext()
-        assert "has 2 RX queues, the daemon reads 1" in one.logtext()
+        assert "has 4 RX queues, the daemon reads 1" in one.logtext()
         d = Daemon(net.ns[3:], [f"net_af_xdp{q},iface={net.host_if},start_queue={q}"
-                                for q in (0, 1)])
+                                for q in range(4)])
         try:
-            assert "(2 vdevs)" in d.logtext() and "the daemon reads" not in d.logtext()
+            assert "(4 vdevs)" in d.logtext() and "the daemon reads" not in d.logtext()
             d.hgctl("tenant", "add", "gold", "--ports", "9450-9450")
-            assert "2 link queues read, each shared" in d.hgctl("tenant", "list").stdout
+            assert "4 link queues read, each shared" in d.hgctl("tenant", "list").stdout
             e = d.echo("gold", 9450)
             try:
-                socks = [net.socket() for _ in range(32)]
+                socks = [net.socket() for _ in range(64)]
                 got = [udp_roundtrip(s, 9450, b"flow %d" % i) for i, s in enumerate(socks)]
                 for s in socks:
                     s.close()
@@ -157,8 +159,8 @@ def test_every_queue_of_a_multiqueue_interface_is_read():
             queues = d.stats()["cores"][0]["rx_queues"]
         finally:
             assert d.stop() == 0, d.logtext()
-        assert got == [b"flow %d" % i for i in range(32)]
-        assert sorted(q["port"] for q in queues) == [0, 1]
+        assert got == [b"flow %d" % i for i in range(64)]
+        assert sorted(q["port"] for q in queues) == [0, 1, 2, 3]
         assert all(q["packets"] > 0 for q in queues), queues
         assert attached(net) is None, "the PMD detaches the program at exit"
     finally:
