@@ -47,6 +47,7 @@ def xdp(net):
 
 def test_the_link_serves_and_says_xdp(net, xdp):
     assert "sheds in the driver" in xdp.logtext()
+    assert "RX rings of 2048" in xdp.logtext(), "as deep as the queue's fill ring"
     assert attached(net) is not None
     echoes(net, xdp, "gold", 9400, b"over xdp")
     assert "(xdp)" in xdp.hgctl("tenant", "list").stdout
