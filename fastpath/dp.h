@@ -446,7 +446,8 @@ hg_tenant_buf(const struct hg_tenant *tn, uint32_t buf)
 }
 
 /* The port's RX layout, before the cores start: core c polls queues
- * c x per_core .. c x per_core + per_core - 1, one per rx-queue group. */
+ * c x per_core .. c x per_core + per_core - 1, one per rx-queue group,
+ * and sends on TX queue c. */
 void hg_dp_set_rxq(struct hg_dp *dp, enum hg_rx_steer steer, uint32_t per_core);
 
 /* A queue pair of an ethdev: on a link whose every queue carries any
@@ -459,6 +460,7 @@ struct hg_devq {
  * q[c], q[c + n_cores], ... and sends on q[c]. Needs n_cores <= n <=
  * n_cores x HG_MAX_RXQ (asserted; port.c checks it first). */
 void hg_dp_spread_rxq(struct hg_dp *dp, const struct hg_devq *q, uint32_t n);
+
 /* The daemon state for n_cores fast-path cores, zeroed (dp.c). */
 struct hg_dp *hg_dp_new(uint32_t n_cores);
 void hg_dp_free(struct hg_dp *dp);
