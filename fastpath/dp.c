@@ -91,7 +91,8 @@ hg_dp_spread_rxq(struct hg_dp *dp, const struct hg_devq *q, uint32_t n)
 	uint32_t c, i;
 
 	RTE_VERIFY(n >= dp->n_cores && n <= dp->n_cores * HG_MAX_RXQ);
-	hg_dp_set_rxq(dp, HG_RX_SHARED, 1);
+	dp->rx_steer = HG_RX_SHARED;
+	dp->rxq_per_core = 1;		/* one tenants' group: every queue */
 	for (c = 0; c < dp->n_cores; c++) {
 		dp->core[c].n_rxq = 0;
 		dp->core[c].tx_port = q[c].port;

@@ -226,21 +226,15 @@ spread_ports(struct hg_dp *dp, const uint16_t *ports, int n_ports,
 }
 
 /* One port whose queues the daemon picks: one TX queue per core and
- * --rx-queues RX queues each, steered where the link can (tap, NICs). */
+ * per_core RX queues each, steered where the link can (tap, NICs). */
 static int
 one_port(struct hg_dp *dp, uint16_t port, const struct rte_eth_dev_info *info,
-	 struct rte_mempool *pool, struct rte_eth_conf *conf)
+	 uint32_t per_core, struct rte_mempool *pool, struct rte_eth_conf *conf)
 {
-	uint32_t nq = dp->n_cores, nrx, per_core = (uint32_t)hg_cfg.rx_queues;
+	uint32_t nq = dp->n_cores, nrx;
 	enum hg_rx_steer steer = steer_of(info->driver_name);
 	int rc;
 
-	if (per_core > 1 && steer == HG_RX_SHARED) {
-		HG_LOG(WARNING, "%s cannot steer by UDP port: --rx-queues %u "
-		       "ignored, tenants share one RX queue per core",
-		       info->driver_name, per_core);
-		per_core = 1;
-	}
 	hg_dp_set_rxq(dp, per_core == 1 ? HG_RX_SHARED : steer, per_core);
 	nrx = nq * dp->rxq_per_core;
 	if (nrx > info->max_rx_queues || nq > info->max_tx_queues) {
@@ -269,6 +263,7 @@ hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
 	uint16_t port, ports[RTE_MAX_ETHPORTS];
+	uint32_t per_core;
 	int rc, n_ports;
 
 	if (hg_cfg.memif[0] != '\0')
@@ -289,15 +284,16 @@ hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 		       "use the daemon's own memif server, --memif PATH after --");
 		return -EPERM;
 	}
-	if (reads_every_queue(info.driver_name)) {
-		if (hg_cfg.rx_queues > 1)
-			HG_LOG(WARNING, "%s cannot steer by UDP port: --rx-queues %" PRIu64
-			       " ignored, tenants share every RX queue", info.driver_name,
-			       hg_cfg.rx_queues);
-		rc = spread_ports(dp, ports, n_ports, pool, &conf);
-	} else {
-		rc = one_port(dp, port, &info, pool, &conf);
+	per_core = (uint32_t)hg_cfg.rx_queues;
+	if (per_core > 1 && steer_of(info.driver_name) == HG_RX_SHARED) {
+		HG_LOG(WARNING, "%s cannot steer by UDP port: --rx-queues %u "
+		       "ignored, tenants share its RX queues", info.driver_name, per_core);
+		per_core = 1;
 	}
+	if (reads_every_queue(info.driver_name))
+		rc = spread_ports(dp, ports, n_ports, pool, &conf);
+	else
+		rc = one_port(dp, port, &info, per_core, pool, &conf);
 	if (rc == 0)
 		rc = rte_eth_macaddr_get(port, &dp->mac);
 	if (rc < 0)

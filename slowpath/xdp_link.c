@@ -236,22 +236,31 @@ prepare_vdev(char **slot, int eq)
 	return 0;
 }
 
+/* The --vdev value at argv[i] if it is a net_af_xdp one: its slot in
+ * argv (--vdev=X or --vdev X), *v its text. */
+static char **
+xdp_vdev_at(int argc, char **argv, int i, char **v)
+{
+	char **slot = vdev_value(argc, argv, i);
+
+	if (slot == NULL)
+		return NULL;
+	*v = *slot + (slot == &argv[i] ? 7 : 0);
+	return strncmp(*v, VDEV_PREFIX, strlen(VDEV_PREFIX)) == 0 ? slot : NULL;
+}
+
 /* An operator's own program (xdp_prog= on any of the vdevs) is the PMD's
  * business: no shedding in the driver, and no program of ours. */
 static int
 operator_prog(int argc, char **argv)
 {
-	char **slot, *v, prog[8];
+	char *v, prog[8];
 	int i;
 
-	for (i = 1; i < argc; i++) {
-		if ((slot = vdev_value(argc, argv, i)) == NULL)
-			continue;
-		v = *slot + (slot == &argv[i] ? 7 : 0);
-		if (strncmp(v, VDEV_PREFIX, strlen(VDEV_PREFIX)) == 0 && strchr(v, ',') &&
+	for (i = 1; i < argc; i++)
+		if (xdp_vdev_at(argc, argv, i, &v) != NULL && strchr(v, ',') &&
 		    devarg(strchr(v, ',') + 1, "xdp_prog", prog, sizeof(prog)))
 			return 1;
-	}
 	return 0;
 }
 
@@ -263,15 +272,10 @@ hg_xdp_prepare(int argc, char **argv)
 
 	if (operator_prog(argc, argv))
 		return 0;
-	for (i = 1; i < argc; i++) {
-		if ((slot = vdev_value(argc, argv, i)) == NULL)
-			continue;
-		v = *slot + (slot == &argv[i] ? 7 : 0);
-		if (strncmp(v, VDEV_PREFIX, strlen(VDEV_PREFIX)) != 0)
-			continue;
-		if (prepare_vdev(slot, slot == &argv[i]) < 0)
+	for (i = 1; i < argc; i++)
+		if ((slot = xdp_vdev_at(argc, argv, i, &v)) != NULL &&
+		    prepare_vdev(slot, slot == &argv[i]) < 0)
 			return -1;
-	}
 	return 0;
 }
 
