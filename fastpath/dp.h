@@ -69,9 +69,15 @@ struct hg_rxq {
 	int32_t tenant;			/* the last tenant RX met on it, -1 */
 	uint64_t pkts;			/* received on it */
 	uint64_t deferred;		/* passes it waited out, unfunded */
+	uint64_t held;			/* passes it was left unread: its
+					 * tenant's receive rings were full
+					 * (rx_room) */
 	uint64_t tx_pkts;		/* frames sent on its own TX ring
 					 * (hg_link_tx_per_queue) */
 	uint32_t was_full;		/* its last burst came back full */
+	uint32_t blocked;		/* its tenant's rings were full at
+					 * the last look: what waits on it is
+					 * no one's work (hg_others_waiting) */
 };
 
 enum hg_idle_mode { HG_IDLE_POLL, HG_IDLE_YIELD, HG_IDLE_SLEEP };

@@ -367,7 +367,7 @@ rxq_mark(struct hg_rxq *q, const struct rx_gate *g)
 }
 
 static unsigned
-rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q)
+rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q, unsigned max)
 {
 	struct rte_mbuf *pkts[HG_BATCH], *replies[2 * HG_BATCH];
 	uint64_t t0 = rte_rdtsc(), t, now, share;
@@ -378,14 +378,13 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q)
 	uint16_t seen;
 
 	gate_open(dp, c, q, &g, t0);
-	n = hg_link_rx(dp, c, q, pkts, HG_BATCH,
-		       rx_peek, &pk, &seen);
+	n = hg_link_rx(dp, c, q, pkts, (uint16_t)max, rx_peek, &pk, &seen);
 	t = rte_rdtsc();
 	c->pmd_cycles += t - t0 - pk.cycles;
 	c->rx_pkts += seen;
 	q->pkts += seen;
-	q->was_full = seen == HG_BATCH;
-	g.full &= seen == HG_BATCH;
+	q->was_full = seen == max;
+	g.full &= seen == max;
 	if (n == 0) {
 		c->unattributed += t - t0 - pk.cycles;
 		rxq_mark(q, &g);
@@ -430,14 +429,20 @@ static unsigned
 rx_drain(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q,
 	 unsigned *left)
 {
-	unsigned n, total = 0;
+	unsigned n, max, total = 0;
 
 	while (*left > 0) {
-		n = rx_burst(dp, c, q);
+		max = hg_rx_room(dp, c, q);
+		q->blocked = max == 0;
+		if (max == 0) {
+			__atomic_store_n(&q->held, q->held + 1, __ATOMIC_RELAXED);
+			break;
+		}
+		n = rx_burst(dp, c, q, max);
 		total += n;
 		if (n > 0)
 			--*left;
-		if (n < HG_BATCH)
+		if (n < HG_BATCH)	/* short, or cut to the room */
 			break;
 		if (q->tenant >= 0 && hg_protecting(dp) && !hg_rxq_shared(dp, c, q) &&
 		    hg_others_waiting(dp, c, (unsigned)q->tenant))

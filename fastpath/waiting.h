@@ -16,7 +16,8 @@
  * delivered (its doorbell is rung after the pass, and its answer comes
  * after that), TX pending here, a descriptor on a hot tenant's transmit
  * ring, or frames on an RX queue whose last tenant was another (a shared
- * queue's always count)? A few loads per queue and hot tenant: the walk
+ * queue's always count; not those of a queue RX holds for its tenant's
+ * full rings, which no pass would take)? A few loads per queue and hot tenant: the walk
  * is bounded by HG_BELLS, HG_MAX_RXQ and the hot set, which holds the
  * tenants with recent work. */
 static inline int
@@ -35,7 +36,7 @@ hg_others_waiting(const struct hg_dp *dp, const struct hg_fp_core *c, unsigned t
 		const struct hg_rxq *q = &c->rxq[i];
 
 		if ((q->tenant != (int32_t)t || hg_rxq_shared(dp, c, q)) &&
-		    hg_link_rx_waiting(dp, q->id))
+		    !q->blocked && hg_link_rx_waiting(dp, q->id))
 			return 1;
 	}
 	HG_TSET_FOREACH(u, &c->hot)

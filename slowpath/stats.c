@@ -418,6 +418,8 @@ rx_queue_stats(const struct hg_fp_core *fc, struct hg_arena *a)
 		qs[i]->group = fc->rxq[i].group;
 		qs[i]->packets = LOAD(fc->rxq[i].pkts);
 		qs[i]->deferred = LOAD(fc->rxq[i].deferred);
+		qs[i]->has_held = 1;
+		qs[i]->held = LOAD(fc->rxq[i].held);
 		qs[i]->has_tx_packets = 1;
 		qs[i]->tx_packets = LOAD(fc->rxq[i].tx_pkts);
 	}
