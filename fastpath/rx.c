@@ -290,7 +290,12 @@ struct rx_peek {
  * spares the copy into an mbuf, the parse and the checksums, so that a
  * shared queue drains at the cost of a look at the headers per frame of
  * a flood. Whatever else it is goes on to rx_one (copied: the peer may
- * change it). */
+ * change it). A frame is dropped, not left in the link, when only its
+ * own worker's ring is full: left there (tried), it held up the frames
+ * behind it for the tenant's other workers, and bench/isolation's echo
+ * served half as much for more of the apps' CPU (its idle workers spin
+ * before they sleep). The whole queue waits in the link only while every
+ * ring of its tenant is full (hg_rx_room). */
 static int
 rx_peek(void *arg, const uint8_t *f, uint32_t len)
 {
