@@ -166,3 +166,22 @@ Test(sched_pick, only_another_tenants_work_makes_a_batch_yield)
 	dp->mif = NULL;
 	free(conn);
 }
+
+/* A queue RX holds for its tenant's full rings (hg_rx_room) has frames in
+ * the link that no pass will take: they are nobody's work, and a victim's
+ * batch beside it need not yield to them. */
+Test(sched_pick, a_held_queue_is_no_ones_work)
+{
+	hg_dp_set_rxq(dp, HG_RX_PEER, 3);
+	link_with_rings(3);
+	c->rxq[0].tenant = 0;
+	c->rxq[1].tenant = 1;
+	dp->rxq_tenants[0] = dp->rxq_tenants[1] = 1;
+	frames_on(1, 1024);
+	cr_assert(hg_others_waiting(dp, c, 0), "the flood's frames, to be taken");
+	c->rxq[1].blocked = 1;
+	cr_assert(!hg_others_waiting(dp, c, 0), "held: its rings are full");
+	c->rxq[1].blocked = 0;
+	dp->mif = NULL;
+	free(conn);
+}
