@@ -94,6 +94,10 @@ def verdict(alone, off, on):
     if min(off["busy"], on["busy"]) < SATURATED:
         return (f"\nThe flood did not saturate the fast-path core this time (busy "
                 f"{min(off['busy'], on['busy']):.2f} < {SATURATED}): the comparison does not count.")
+    if on["p99"] >= off["p99"]:
+        return (f"\nProtection did not lower the victim's p99 this time ({off['p99'] / 1000:.1f} "
+                f"-> {on['p99'] / 1000:.1f} ms, the core {on['busy']:.2f} busy): a regression, "
+                f"or the host stalled CPU 0 during the protected step (run it again).")
     return (f"\nProtection bought the victim a {off['p99'] / on['p99']:.1f}x lower p99 "
             f"({off['p99'] / 1000:.1f} -> {on['p99'] / 1000:.1f} ms) under a flood that kept the "
             f"core {on['busy']:.2f} busy: the neighbour's datagrams beyond its share are dropped "

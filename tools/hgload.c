@@ -321,7 +321,7 @@ open_transport(struct load *ls, unsigned n)
 	c.rx_nap_max_ns = 1000000u;
 	for (k = 0; k < n; k++) {
 		if (ls[k].rt)
-			c.rx_spin_ns = 0, c.rx_nap_max_ns = 10000u;
+			c.rx_spin_ns = 0, c.rx_nap_max_ns = 10000u, c.rx_yield = 1;
 	}
 	c.peer_mac = ls[0].peer_mac;
 	c.ring_log2 = ls[0].ring_log2;

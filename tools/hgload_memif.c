@@ -54,10 +54,14 @@
 #define RX_NAP_NS  10000u
 #define TX_NAP_NS  2000u
 #define RX_BUSY_NS 200000u
-/* ... and yields every RX_YIELD_NS of frames: a SCHED_FIFO receiver
- * (--rt) busy with a flood's answers held CPU 0 from the app it measures,
- * at the same priority, for up to RX_BUSY_NS at a time; a yield lets that
- * app run at once, and costs one system call per 20 us of frames. */
+/* ... and, when it runs SCHED_FIFO (--rt), yields every RX_YIELD_NS of
+ * frames: busy with a flood's answers, it held CPU 0 from the app it
+ * measures, at the same priority, for up to RX_BUSY_NS at a time; a yield
+ * lets that app run at once, and costs one system call per 20 us of
+ * frames. A normal receiver does not yield: CFS hands the rest of its
+ * slice to whoever else is runnable, and make demo's victim waited behind
+ * the flood's two echo threads for a slice each (p99 ~40 ms instead of
+ * ~4 ms with protection). */
 #define RX_YIELD_NS 20000u
 /* The replay's nap: half the time the daemon takes to drain the ring at
  * the pace it last did, so that it never runs dry and the sender wakes
@@ -356,7 +360,7 @@ hgl_memif_poll(uint64_t max_ns,
 		if (now - napped > RX_BUSY_NS) {
 			nap(RX_NAP_NS);
 			napped = yielded = now;
-		} else if (k && now - yielded > RX_YIELD_NS) {
+		} else if (mf.c.rx_yield && k && now - yielded > RX_YIELD_NS) {
 			sched_yield();
 			yielded = now;
 		}

@@ -25,6 +25,8 @@ struct hgl_memif_cfg {
 				 * last frame before it naps, */
 	uint64_t rx_nap_max_ns;	/* ... 10 us, then twice as long each
 				 * time up to this while nothing comes */
+	int rx_yield;		/* the receiver runs SCHED_FIFO (--rt):
+				 * it yields every RX_YIELD_NS of frames */
 	const struct hg_rx_map *map;	/* the daemon's rings, NULL: one */
 	const char *peer_mac;	/* the peer's MAC, for a peer that does not
 				 * answer ARP (testpmd as the echo); NULL: ask */

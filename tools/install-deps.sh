@@ -6,7 +6,7 @@ set -euo pipefail
 PKGS=(build-essential pkg-config libdpdk-dev dpdk dpdk-dev libevent-dev
       libprotobuf-c-dev protobuf-c-compiler libcriterion-dev libjansson-dev
       iproute2 ethtool iputils-ping procps clang libclang-rt-14-dev libleveldb-dev
-      libbpf-dev)
+      libbpf-dev strace)
 
 updated=
 apt_install() {
