@@ -71,7 +71,7 @@ struct hg_rxq {
 	uint64_t deferred;		/* passes it waited out, unfunded */
 	uint64_t held;			/* passes it was left unread: its
 					 * tenant's receive rings were full
-					 * (rx_room) */
+					 * (hg_rx_room) */
 	uint64_t tx_pkts;		/* frames sent on its own TX ring
 					 * (hg_link_tx_per_queue) */
 	uint32_t was_full;		/* its last burst came back full */

@@ -17,9 +17,9 @@
  * after that), TX pending here, a descriptor on a hot tenant's transmit
  * ring, or frames on an RX queue whose last tenant was another (a shared
  * queue's always count; not those of a queue RX holds for its tenant's
- * full rings, which no pass would take)? A few loads per queue and hot tenant: the walk
- * is bounded by HG_BELLS, HG_MAX_RXQ and the hot set, which holds the
- * tenants with recent work. */
+ * full rings, which no pass would take)? A few loads per queue and hot
+ * tenant: the walk is bounded by HG_BELLS, HG_MAX_RXQ and the hot set,
+ * which holds the tenants with recent work. */
 static inline int
 hg_others_waiting(const struct hg_dp *dp, const struct hg_fp_core *c, unsigned t)
 {
