@@ -156,9 +156,10 @@ def test_a_flood_its_app_cannot_take_stays_in_the_link(mq):
 def test_an_over_budget_tenant_waits_in_its_own_queue(mq, cleanup):
     """A neighbour that answers its flood and is far over its share
     (weight 0.1, 20,000 cycles of synthetic work a datagram, so that the
-    core saturates; on the idle pinned tenant's queue): while it is out of budget, its queue waits for the
+    core saturates): while it is out of budget, its queue waits for the
     passes in which the victim's had nothing, and the victim loses
-    nothing."""
+    nothing. (The sink's flood showed this before held queues; a flood
+    into an app that never reads now stays in the link.)"""
     # on the pinned tenant's queue (idle here), not the victim's
     mq.hgctl("tenant", "add", "noisy", "--ports", f"{NOISY}-{NOISY}", "--weight", "0.1",
              "--extra-cycles", "20000", "--rx-queue", "3")
