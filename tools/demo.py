@@ -22,7 +22,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "integration"))
-from hg import BIN, DAEMON_IP, memif_daemon, warm_up  # noqa: E402
+from hg import BIN, DAEMON_IP, memif_daemon, tenant_drops, warm_up  # noqa: E402
 
 VICTIM, NOISY = 7000, 7100
 RATE, SECONDS = 2000, 4
@@ -54,11 +54,7 @@ def busy(d):
 
 def victim_drops(d):
     """The victim's drops by reason, summed over cores."""
-    out = {}
-    for c in d.tenant_stats("victim")["cores"]:
-        for k, n in c["drops"].items():
-            out[k] = out.get(k, 0) + n
-    return out
+    return tenant_drops(d.tenant_stats("victim"))
 
 
 def step(d, label, blast):

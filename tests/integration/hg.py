@@ -98,6 +98,21 @@ class Netns:
             os.close(there)
 
 
+
+def summed_drops(cores):
+    """The drops by reason of per-core stats (a tenant's "cores", or the
+    daemon's), summed over the cores."""
+    out = {}
+    for c in cores:
+        for k, v in c["drops"].items():
+            out[k] = out.get(k, 0) + v
+    return out
+
+
+def tenant_drops(t):
+    """A tenant's stats' drops by reason, summed over cores."""
+    return summed_drops(t["cores"])
+
 class Daemon:
     def __init__(self, tag, vdev, fp_cores=1, extra=(), lcores=None):
         self.ctl = f"/tmp/hgt{tag}.sock"
@@ -184,11 +199,7 @@ class Daemon:
         assert r["lost"] <= most * r["sent"], why
 
     def core_drops(self):
-        out = {}
-        for c in self.stats()["cores"]:
-            for k, v in c["drops"].items():
-                out[k] = out.get(k, 0) + v
-        return out
+        return summed_drops(self.stats()["cores"])
 
     def tenants(self):
         return {t["name"]: t for t in json.loads(self.hgctl("tenant", "list", "--json").stdout)["tenants"]}

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from hg import BIN, DAEMON_IP, Bridge, Daemon, victim_and_sink
+from hg import BIN, DAEMON_IP, Bridge, Daemon, tenant_drops as drops, victim_and_sink
 
 VICTIM, SINK, PINNED, NOISY = 7500, 7600, 7700, 7850
 
@@ -107,14 +107,6 @@ def test_each_queue_answers_on_a_tx_ring_of_its_own(mq):
     assert sent[q["sink0"]] == 0, sent
     # only the core's own frames (ARP) on queue 0's, which no tenant has
     assert sent[0] < 10, sent
-
-
-def drops(t):
-    out = {}
-    for c in t["cores"]:
-        for k, v in c["drops"].items():
-            out[k] = out.get(k, 0) + v
-    return out
 
 
 def run(d, rx_map, secs=2.0, port=SINK):

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from hg import BIN, DAEMON_IP, memif_daemon, victim_and_sink, warm_up
+from hg import BIN, DAEMON_IP, memif_daemon, tenant_drops as drops, victim_and_sink, warm_up
 
 VICTIM, SINK = 7300, 7400
 
@@ -31,14 +31,6 @@ def run(d, secs=2.0, blast_port=SINK, size=64):
            "--size", str(size), "--duration", str(secs), "--timeout-ms", "100"]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=True).stdout
     return json.loads(out)
-
-
-def drops(t):
-    out = {}
-    for c in t["cores"]:
-        for k, v in c["drops"].items():
-            out[k] = out.get(k, 0) + v
-    return out
 
 
 def assert_victim_kept(d, victim):
