@@ -79,6 +79,7 @@ hg_mif_rx(struct hg_mif *m, uint16_t q, struct rte_mempool *pool,
 	struct hg_mif_conn *cn = __atomic_load_n(&m->conn, __ATOMIC_ACQUIRE);
 	struct hg_mif_ring *r;
 	uint16_t avail, got = 0, want, start;
+	enum hg_mif_look look;
 	struct mif_desc d;
 	uint8_t *src;
 
@@ -114,8 +115,13 @@ hg_mif_rx(struct hg_mif *m, uint16_t q, struct rte_mempool *pool,
 			(*bad)++;
 			continue;
 		}
-		if (peek != NULL && peek(arg, src, d.length))
+		look = peek != NULL ? peek(arg, src, d.length) : HG_MIF_TAKE;
+		if (look == HG_MIF_DROP)
 			continue;
+		if (look == HG_MIF_STOP) {
+			r->next--;	/* untaken: its slot stays the peer's */
+			break;
+		}
 		rte_memcpy(rte_pktmbuf_mtod(pkts[got], void *), src, d.length);
 		pkts[got]->data_len = (uint16_t)d.length;
 		pkts[got]->pkt_len = d.length;

@@ -65,13 +65,19 @@ struct hg_mif {
 	uint16_t room;			/* mbuf data room: the largest frame */
 };
 
-/* A look at a frame where the peer left it, before any copy: 1 drops it
- * there (the caller counts it), 0 has it copied into an mbuf. */
-typedef int (*hg_mif_peek)(void *arg, const uint8_t *frame, uint32_t len);
+/* What a look at a frame where the peer left it, before any copy, says
+ * to do with it. */
+enum hg_mif_look {
+	HG_MIF_TAKE,	/* copy it into an mbuf */
+	HG_MIF_DROP,	/* drop it there (the caller counts it) */
+	HG_MIF_STOP,	/* end the burst before it: it stays in the ring,
+			 * the next burst's first */
+};
+typedef enum hg_mif_look (*hg_mif_peek)(void *arg, const uint8_t *frame, uint32_t len);
 
 /* Takes up to n slots off RX ring q: frames peek drops stay where they
- * are, the others are copied into mbufs of pool (returned, in pkts);
- * *seen: the slots taken. bad counts the peer's descriptors refused (out
+ * are, the others are copied into mbufs of pool (returned, in pkts), up
+ * to one peek stops at; *seen: the slots taken. bad counts the peer's descriptors refused (out
  * of its regions, too long, chained). */
 uint16_t hg_mif_rx(struct hg_mif *m, uint16_t q, struct rte_mempool *pool,
 		   struct rte_mbuf **pkts, uint16_t n, uint64_t *bad,

@@ -155,22 +155,28 @@ send_ring(struct hg_dp *dp, struct hg_fp_core *c, uint16_t q, struct rte_mbuf **
 }
 
 /* Each RX queue's frames on its own ring (hg_link_tx_per_queue), in the
- * order they were staged; marks in left the frames that left. The core's
- * own frames (ARP, ICMP) go with queue 0's. */
+ * order they were staged, the ring with the fewest first
+ * (hg_flush_order); marks in left the frames that left. The core's own
+ * frames (ARP, ICMP) go with queue 0's. */
 static unsigned
 send_per_queue(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *left)
 {
 	struct hg_tx_stage *s = &c->stage;
 	struct rte_mbuf *m[HG_STAGE_SIZE];
-	uint16_t idx[HG_STAGE_SIZE];
-	uint8_t grp[HG_STAGE_SIZE];
-	unsigned g, i, k, sent, total = 0;
+	uint16_t idx[HG_STAGE_SIZE], frames[HG_MAX_RXQ] = { 0 };
+	uint8_t grp[HG_STAGE_SIZE], order[HG_MAX_RXQ];
+	unsigned g, i, k, x, sent, total = 0;
 
 	RTE_BUILD_BUG_ON(HG_MAX_RXQ > UINT8_MAX);
-	for (i = 0; i < s->n; i++)
+	RTE_BUILD_BUG_ON(HG_STAGE_SIZE > UINT16_MAX);
+	for (i = 0; i < s->n; i++) {
 		grp[i] = s->who[i].tenant == HG_STAGE_CORE ? 0 :
 			 (uint8_t)(hg_view(dp, s->who[i].tenant)->rxq % c->n_rxq);
-	for (g = 0; g < c->n_rxq; g++) {
+		frames[grp[i]]++;
+	}
+	hg_flush_order(frames, c->n_rxq, order);
+	for (x = 0; x < c->n_rxq; x++) {
+		g = order[x];
 		for (i = 0, k = 0; i < s->n; i++)
 			if (grp[i] == g) {
 				idx[k] = (uint16_t)i;

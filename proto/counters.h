@@ -37,6 +37,8 @@
 	X(flushes, flushes, "calls", "PMD sends: one per pass that had frames") \
 	X(sched_yields, sched_yields, "batches", "SCHED batches nobody waited " \
 	  "behind, cut short when another tenant's work arrived") \
+	X(rx_cuts, rx_cuts, "bursts", "RX bursts of a tenant's own queue " \
+	  "cut short when another tenant's work arrived") \
 	X(naps, naps, "naps", "waits of an idle core (--idle sleep)") \
 	X(nap_wakes, nap_wakes, "wakes", "naps cut short by an RX interrupt or " \
 	  "a command") \

@@ -22,8 +22,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* RX's look at a frame in place: reads all of it (so that a frame past
- * the region shows), drops the odd-sized ones. */
-static int
+ * the region shows), drops the odd-sized ones and stops the burst before
+ * one of a length 2 mod 6 (left in the ring for the next burst). */
+static enum hg_mif_look
 peek(void *arg, const uint8_t *f, uint32_t len)
 {
 	uint32_t i, sum = 0;
@@ -31,7 +32,7 @@ peek(void *arg, const uint8_t *f, uint32_t len)
 	for (i = 0; i < len; i++)
 		sum += f[i];
 	*(uint32_t *)arg += sum;
-	return len & 1;
+	return len % 6 == 2 ? HG_MIF_STOP : len & 1 ? HG_MIF_DROP : HG_MIF_TAKE;
 }
 
 static void
@@ -86,8 +87,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cn.tx[0] = (struct hg_mif_ring){ .ring = (void *)(region + RING),
 					 .mask = (1u << LOG2) - 1, .next = data[1], .efd = -1 };
 	for (round = 0; round < 3; round++) {
+		uint16_t start = cn.rx[0].next;
+
 		n = hg_mif_rx(&m, 0, pool, pkts, HG_BATCH, &bad, peek, &sum, &seen);
 		if (n > seen || seen > HG_BATCH)
+			__builtin_trap();
+		/* what the burst took, and no more, is the peer's again; a
+		 * frame it stopped before is the next burst's first */
+		if ((uint16_t)(cn.rx[0].next - start) != seen ||
+		    (seen > 0 && cn.rx[0].ring->tail != cn.rx[0].next))
 			__builtin_trap();
 		for (i = 0; i < n; i++)
 			if (pkts[i]->data_len == 0 || pkts[i]->data_len > m.room)

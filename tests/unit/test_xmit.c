@@ -90,3 +90,22 @@ Test(xmit, the_link_refuses_the_tenant_with_the_most_bytes_first)
 	cr_assert_eq(hg_stage_loser(c), VICTIM);
 	s->n = 0;
 }
+
+/* What bench/isolation's queues of their own showed: at a flush in queue
+ * order, a victim's one answer on its ring waited for the copy of a
+ * flood's 32 frames of 1400 B into the ring before it, and for that
+ * ring's wake-up. The ring with the fewest frames goes first; equal ones
+ * in queue order; every ring once. */
+Test(xmit, a_flush_sends_the_ring_with_fewest_frames_first)
+{
+	const uint16_t frames[] = { 0, 32, 1, 5, 1 };
+	const uint8_t want[] = { 0, 2, 4, 3, 1 };
+	uint8_t order[RTE_DIM(frames)];
+	unsigned i;
+
+	hg_flush_order(frames, RTE_DIM(frames), order);
+	for (i = 0; i < RTE_DIM(frames); i++)
+		cr_assert_eq(order[i], want[i], "place %u: queue %u, not %u", i, order[i], want[i]);
+	hg_flush_order(frames, 1, order);
+	cr_assert_eq(order[0], 0);
+}
