@@ -179,6 +179,17 @@ hg_batch_size(int64_t allowance, uint64_t avg, unsigned room)
 	return n < room ? (unsigned)n : room;
 }
 
+/* How many datagrams of a batch go between two looks at the others'
+ * work: as many as span cycles covers at the tenant's average cost avg,
+ * within [1, most]; most until the cost is measured (avg 0). */
+static inline unsigned
+hg_sched_chunk(uint64_t span, uint64_t avg, unsigned most)
+{
+	uint64_t n = avg > 0 ? span / avg : most;
+
+	return n < 1 ? 1 : n > most ? most : (unsigned)n;
+}
+
 /* What one batch at SCHED may spend: the budget left, never more than the
  * quantum (the configured cap), and for slack one quantum. The effective
  * cap lets an expensive tenant bank its share (the weights), not spend it

@@ -151,6 +151,19 @@ Test(drr, a_batch_spends_at_most_the_quantum)
 		     "cheap datagrams: 15 covered + 1 overrun");
 }
 
+/* A batch nobody waited behind looked at the others every 8 datagrams:
+ * of 1400 B (~1,800 cycles each) that was ~6 us, three times RX's look.
+ * It looks every 2 us of the tenant's datagrams, at most every 8. */
+Test(drr, a_batch_looks_at_the_others_every_two_microseconds_of_it)
+{
+	const uint64_t us2 = 2 * 2400;		/* a 2.4 GHz TSC */
+
+	cr_assert_eq(hg_sched_chunk(us2, 1800, 8), 2, "1400 B: every 2, not 8");
+	cr_assert_eq(hg_sched_chunk(us2, 300, 8), 8, "64 B: every 8 at most");
+	cr_assert_eq(hg_sched_chunk(us2, 100000, 8), 1, "dear ones: every one");
+	cr_assert_eq(hg_sched_chunk(us2, 0, 8), 8, "cost unknown: every 8");
+}
+
 Test(tset, round_robin_order_from_the_pointer)
 {
 	struct hg_tset m = { 0 };
