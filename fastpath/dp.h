@@ -74,9 +74,6 @@ struct hg_rxq {
 					 * (hg_rx_room) */
 	uint64_t tx_pkts;		/* frames sent on its own TX ring
 					 * (hg_link_tx_per_queue) */
-	uint32_t spill_free;		/* 1 + its tenant's free receive slots
-					 * on the core after a burst that met
-					 * a full ring; 0: none (hg_rx_take) */
 	uint32_t was_full;		/* its last burst came back full */
 	uint32_t blocked;		/* its tenant's rings were full at
 					 * the last look: what waits on it is

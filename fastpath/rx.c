@@ -106,7 +106,6 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 	/* a full ring refuses before the copy, not after it: the app is
 	 * behind, and the work would be thrown away */
 	if (rte_ring_full(tn->ring[ctx][c->idx][HG_RING_RX])) {
-		g->ring_full++;
 		rx_drop(ft, s, HG_TDROP_RING_FULL);
 		hg_xdp_mark_full(dp, c, g->rxq, (unsigned)t);
 		return t;
@@ -123,7 +122,6 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 	if (rte_ring_sp_enqueue_elem(tn->ring[ctx][c->idx][HG_RING_RX], &d,
 				     sizeof(d)) != 0) {
 		hg_bufpart_put(&ft->bufs, buf);
-		g->ring_full++;
 		rx_drop(ft, s, HG_TDROP_RING_FULL);
 		return t;
 	}
@@ -358,7 +356,6 @@ rx_peek(void *arg, const uint8_t *f, uint32_t len)
 		if (ctx < 0 || !rte_ring_full(tn->ring[ctx][c->idx][HG_RING_RX]))
 			return HG_MIF_TAKE;
 		why = HG_TDROP_RING_FULL;
-		pk->g->ring_full++;
 	}
 	c->t[t].drops[why]++;
 	t1 = rte_rdtsc();
@@ -391,13 +388,10 @@ gate_open(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_rxq *q,
  * too. A burst of only those (an unfunded sink's, its ring full) used to
  * leave the mark as it was, so a flood's queue stayed read on every pass
  * or stayed deferred, as it happened to be when its ring filled
- * (test_rx_queues: 0-84 or 550-2.5 M deferred passes in a 2 s flood).
- * And whether it waits for its app to take something (hg_rx_spilled). */
+ * (test_rx_queues: 0-84 or 550-2.5 M deferred passes in a 2 s flood). */
 static inline void
-rxq_mark(const struct hg_dp *dp, const struct hg_fp_core *c, struct hg_rxq *q,
-	 const struct rx_gate *g)
+rxq_mark(struct hg_rxq *q, const struct rx_gate *g)
 {
-	hg_rx_spilled(dp, c, q, g->ring_full);
 	if (g->funded_seen)
 		q->unfunded = -1;
 	else if (g->unfunded >= 0)
@@ -432,7 +426,7 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q, unsigned max)
 	g.full &= seen == max;
 	if (n == 0) {
 		c->unattributed += t - t0 - pk.cycles;
-		rxq_mark(dp, c, q, &g);
+		rxq_mark(q, &g);
 		return seen;
 	}
 	/* the burst's NIC cost belongs to its packets: split it evenly */
@@ -457,7 +451,7 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q, unsigned max)
 				   hg_burst_funded(dp, c, (unsigned)tenant));
 		t = now;
 	}
-	rxq_mark(dp, c, q, &g);
+	rxq_mark(q, &g);
 	return seen;
 }
 
@@ -477,7 +471,7 @@ rx_drain(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q,
 	unsigned n, max, total = 0;
 
 	while (*left > 0) {
-		max = hg_rx_take(dp, c, q);
+		max = hg_rx_room(dp, c, q);
 		q->blocked = max == 0;
 		if (max == 0) {
 			__atomic_store_n(&q->held, q->held + 1, __ATOMIC_RELAXED);

@@ -30,7 +30,6 @@ struct rx_gate {
 				 * datagram in this burst */
 	int pend_checked;	/* funded_busy looked at the pending ones */
 	int funded_seen;	/* a funded tenant's datagram was billed */
-	unsigned ring_full;	/* datagrams dropped at a full ring */
 	int unfunded;		/* the last unfunded tenant billed, or -1 */
 	int last;		/* the last tenant billed, or -1 */
 	unsigned rxq;		/* the burst's queue, an index in c->rxq */
@@ -227,62 +226,6 @@ hg_rx_room(const struct hg_dp *dp, const struct hg_fp_core *c, const struct hg_r
 		room += rte_ring_free_count(
 			tn->ring[v->map.live_ctx[i] % HG_MAX_CTX][c->idx][HG_RING_RX]);
 	return RTE_MIN(room, HG_BATCH);
-}
-
-/* The free slots of the receive rings on this core of the tenant whose
- * own queue q is, all of them (hg_rx_room stops at a burst's worth), or 0
- * where hg_rx_room reads in full. They only grow between two bursts: RX
- * is the one producer, the app consumes. */
-static inline uint32_t
-hg_rx_free(const struct hg_dp *dp, const struct hg_fp_core *c, const struct hg_rxq *q)
-{
-	const struct hg_tenant_view *v;
-	const struct hg_tenant *tn;
-	uint32_t i, free = 0;
-
-	if (q->tenant < 0 || hg_rxq_shared(dp, c, q))
-		return 0;
-	v = hg_view(dp, (unsigned)q->tenant);
-	if (v->state != HG_TENANT_ACTIVE)
-		return 0;
-	tn = &dp->tenant[q->tenant];
-	for (i = 0; i < v->map.n_live && i < HG_MAX_CTX; i++)
-		free += rte_ring_free_count(
-			tn->ring[v->map.live_ctx[i] % HG_MAX_CTX][c->idx][HG_RING_RX]);
-	return free;
-}
-
-/* After a burst of q: if it met a full ring of q's tenant, q waits
- * (hg_rx_take) until the tenant's apps have taken something since. */
-static inline void
-hg_rx_spilled(const struct hg_dp *dp, const struct hg_fp_core *c, struct hg_rxq *q,
-	      unsigned ring_full)
-{
-	if (ring_full > 0 && !hg_rxq_shared(dp, c, q))
-		q->spill_free = hg_rx_free(dp, c, q) + 1;
-}
-
-/* How many frames RX takes from q now: hg_rx_room, but none while the
- * last burst met a full ring and nothing was taken off the tenant's rings
- * since. The sum of the rings' room hides one full ring beside an empty
- * one: a one-flow flood steered to one worker filled its ring while the
- * other's stayed empty, and every burst was read only to be dropped at
- * the full one (bench/isolation, 1 flow of 64 B: 17 M of 18.8 M frames,
- * and the echo's budget paid for them). Waiting for the app to take some
- * leaves the rest in the link; the frames for the other worker behind
- * them wait until then (an app that takes nothing for good holds only
- * its own queue). */
-static inline unsigned
-hg_rx_take(const struct hg_dp *dp, const struct hg_fp_core *c, struct hg_rxq *q)
-{
-	unsigned room = hg_rx_room(dp, c, q);
-
-	if (room == 0 || q->spill_free == 0)
-		return room;
-	if (hg_rx_free(dp, c, q) < q->spill_free)
-		return 0;
-	q->spill_free = 0;
-	return room;
 }
 
 #endif /* HG_FASTPATH_RX_GATE_H */
