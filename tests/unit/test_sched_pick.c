@@ -185,3 +185,23 @@ Test(sched_pick, a_held_queue_is_no_ones_work)
 	dp->mif = NULL;
 	free(conn);
 }
+
+/* A frame staged for the pass's one send leaves only when the pass ends:
+ * a victim's answer, served first, waited for the flood's batch behind it
+ * (up to 31 datagrams of 1400 B, ~23 us). Another tenant's staged frame
+ * is work waiting; the tenant's own are not. */
+Test(sched_pick, a_frame_staged_for_another_is_work_waiting)
+{
+	struct hg_tx_stage *s = &c->stage;
+
+	cr_assert(!hg_others_waiting(dp, c, 1), "nothing anywhere");
+	s->who[s->n++] = (struct hg_stage_who){ .tenant = 1, .len = 1400 };
+	s->of[1] = 1;
+	cr_assert(!hg_others_waiting(dp, c, 1), "its own frame");
+	s->who[s->n++] = (struct hg_stage_who){ .tenant = 0, .len = 64 };
+	s->of[0] = 1;
+	cr_assert(hg_others_waiting(dp, c, 1), "the victim's answer");
+	cr_assert(hg_others_waiting(dp, c, 0), "... and the flood's, for the victim");
+	s->n = 0;
+	s->of[0] = s->of[1] = 0;
+}
