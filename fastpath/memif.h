@@ -77,8 +77,8 @@ typedef enum hg_mif_look (*hg_mif_peek)(void *arg, const uint8_t *frame, uint32_
 
 /* Takes up to n slots off RX ring q: frames peek drops stay where they
  * are, the others are copied into mbufs of pool (returned, in pkts), up
- * to one peek stops at; *seen: the slots taken. bad counts the peer's descriptors refused (out
- * of its regions, too long, chained). */
+ * to one peek stops at; *seen: the slots taken. bad counts the peer's
+ * descriptors refused (out of its regions, too long, chained). */
 uint16_t hg_mif_rx(struct hg_mif *m, uint16_t q, struct rte_mempool *pool,
 		   struct rte_mbuf **pkts, uint16_t n, uint64_t *bad,
 		   hg_mif_peek peek, void *arg, uint16_t *seen);

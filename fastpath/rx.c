@@ -296,6 +296,16 @@ struct rx_peek {
  * has taken its frames before RX sees them. */
 #define HG_RX_LOOK_US 2u
 
+/* The tenant whose own queue q is, while protection is on; -1 for a
+ * shared queue, one nobody used yet, or protection off: what RX's looks
+ * at the others' work (rx_cut, rx_drain) are about. */
+static inline int
+rxq_own(const struct hg_dp *dp, const struct hg_fp_core *c, const struct hg_rxq *q)
+{
+	return q->tenant >= 0 && hg_protecting(dp) && !hg_rxq_shared(dp, c, q) ?
+	       q->tenant : -1;
+}
+
 /* Does the burst stop before this frame, leaving it and those behind it
  * in the link for the next pass? Only on a tenant's own queue with
  * protection on, and only once another tenant's work is there. */
@@ -412,9 +422,8 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q, unsigned max)
 	uint16_t seen;
 
 	gate_open(dp, c, q, &g, t0);
-	if (g.protect && q->tenant >= 0 && !hg_rxq_shared(dp, c, q) &&
-	    __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) >= 2) {
-		pk.own = q->tenant;
+	if (g.protect && __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) >= 2) {
+		pk.own = rxq_own(dp, c, q);
 		pk.look = t0 + c->tsc_us * HG_RX_LOOK_US;
 	}
 	n = hg_link_rx(dp, c, q, pkts, (uint16_t)max, rx_peek, &pk, &seen);
@@ -483,7 +492,7 @@ rx_drain(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q,
 			--*left;
 		if (n < HG_BATCH)	/* short, or cut to the room */
 			break;
-		if (q->tenant >= 0 && hg_protecting(dp) && !hg_rxq_shared(dp, c, q) &&
+		if (rxq_own(dp, c, q) >= 0 &&
 		    hg_others_waiting(dp, c, (unsigned)q->tenant))
 			break;
 	}
