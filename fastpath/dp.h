@@ -301,21 +301,48 @@ hg_core_saturated(const struct hg_fp_core *c, uint64_t now)
 }
 
 /* One datagram's work at a point, or one doorbell's write, is a few
- * microseconds; measured over HG_CHARGE_MAX_US, the OS took the core in
- * the middle of it (an interrupt, a preemption, the hypervisor running
+ * microseconds; measured over its bound, the OS took the core in the
+ * middle of it (an interrupt, a preemption, the hypervisor running
  * another guest), and billing that to the tenant at hand put a victim far
  * below its share into debt: it was shed for the OS's time
  * (test_saturation; bench/isolation lost 7 of a funded victim's requests
  * to rx_over_budget). Such a charge is cut to the bound, the rest booked
  * as the core's. A batch of n datagrams (SCHED, TX, a share of a PMD
  * call) is bounded at n times that, plus its synthetic work: a batch's
- * length is its tenant's, a stall in it is not. */
+ * length is its tenant's, a stall in it is not.
+ *
+ * The bound is the tenant's own: HG_CHARGE_COSTS times what one of its
+ * datagrams costs (the slow path's measure over every point, refill.c),
+ * never below HG_CHARGE_MIN_US (a doorbell's write) nor above
+ * HG_CHARGE_MAX_US (the bound of a tenant whose cost is not measured
+ * yet). A flat 50 us was ~40 datagrams of a 64 B echo's (~3,400 cycles):
+ * a few stalls in its charges, under a host's steal, emptied a bank of
+ * two batches of its cost, and it was shed (bench/isolation, shared
+ * queue: 32 of a funded victim's datagrams in a round whose charges saw
+ * 27 ms of the OS's time). */
 #define HG_CHARGE_MAX_US 50u
+#define HG_CHARGE_MIN_US 5u
+#define HG_CHARGE_COSTS  8u
 
 static inline uint64_t
-hg_bounded_n(struct hg_fp_core *c, uint64_t cycles, unsigned n, uint64_t extra)
+hg_charge_max(const struct hg_dp *dp, const struct hg_fp_core *c, unsigned t)
 {
-	uint64_t max = (c->tsc_us * HG_CHARGE_MAX_US + extra) * (n > 0 ? n : 1u);
+	uint64_t cost = __atomic_load_n(&dp->tenant_live[t % HG_MAX_TENANTS].cost,
+					__ATOMIC_RELAXED);
+	uint64_t lo = c->tsc_us * HG_CHARGE_MIN_US, hi = c->tsc_us * HG_CHARGE_MAX_US;
+
+	if (cost == 0 || cost > hi / HG_CHARGE_COSTS)
+		return hi;
+	return cost * HG_CHARGE_COSTS > lo ? cost * HG_CHARGE_COSTS : lo;
+}
+
+/* Tenant t's charge of cycles for a batch of n datagrams (a poll that
+ * took nothing counts as one) with extra synthetic cycles each. */
+static inline uint64_t
+hg_bounded_n(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t, uint64_t cycles,
+	     unsigned n, uint64_t extra)
+{
+	uint64_t max = (hg_charge_max(dp, c, t) + extra) * (n > 0 ? n : 1u);
 
 	if (likely(cycles <= max) || c->tsc_us == 0)	/* 0: no clock (unit tests) */
 		return cycles;
@@ -340,11 +367,11 @@ hg_budget_clock(const struct hg_fp_core *c, uint64_t now)
 	return now - __atomic_load_n(&c->preempted, __ATOMIC_RELAXED);
 }
 
-/* One datagram's or one doorbell's charge (hg_bounded_n). */
+/* One datagram's or one doorbell's charge of tenant t (hg_bounded_n). */
 static inline uint64_t
-hg_bounded(struct hg_fp_core *c, uint64_t cycles)
+hg_bounded(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t, uint64_t cycles)
 {
-	return hg_bounded_n(c, cycles, 1, 0);
+	return hg_bounded_n(dp, c, t, cycles, 1, 0);
 }
 
 /* Charges cycles spent at a point to a tenant. Only work done while the

@@ -233,7 +233,7 @@ hg_fp_bells(struct hg_dp *dp, struct hg_fp_core *c)
 
 		t1 = rte_rdtsc();
 		if (rang) {
-			cost = hg_bounded(c, t1 - t0);
+			cost = hg_bounded(dp, c, t, t1 - t0);
 			rung++;
 			ft->doorbells++;
 			ft->doorbell_cycles += cost;
@@ -369,7 +369,7 @@ rx_peek(void *arg, const uint8_t *f, uint32_t len)
 	}
 	c->t[t].drops[why]++;
 	t1 = rte_rdtsc();
-	rx_bill(dp, c, pk->g, (unsigned)t, hg_bounded(c, t1 - t0), 0,
+	rx_bill(dp, c, pk->g, (unsigned)t, hg_bounded(dp, c, (unsigned)t, t1 - t0), 0,
 		why == HG_TDROP_OVER_BUDGET);
 	pk->cycles += t1 - t0;
 	pk->dropped++;
@@ -448,8 +448,8 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q, unsigned max)
 		tenant = rx_one(dp, c, pkts[i], replies, &n_rep, t, &g, &shed);
 		now = rte_rdtsc();
 		if (tenant >= 0)
-			rx_bill(dp, c, &g, (unsigned)tenant, hg_bounded(c, now - t + share),
-				share, shed);
+			rx_bill(dp, c, &g, (unsigned)tenant,
+				hg_bounded(dp, c, (unsigned)tenant, now - t + share), share, shed);
 		else
 			c->unattributed += now - t + share;
 		/* a reply to a tenant's datagram (an RPC reject) is its own */

@@ -200,7 +200,8 @@ serve(struct hg_dp *dp, struct hg_fp_core *c, int t, int protect, int funded,
 	n = sched_tenant(dp, c, &dp->tenant[t], v, ft, max, protect && funded, yield);
 	if (ft->pend_head == ft->pend_tail)
 		hg_tset_del(&c->pend, (unsigned)t);
-	cost = hg_bounded_n(c, rte_rdtsc() - t0, n, v->extra_cycles);
+	cost = hg_bounded_n(dp, c, (unsigned)t, rte_rdtsc() - t0, n,
+			    v->extra_cycles);
 	/* the tenant's own cost per datagram: the PMD's call is billed at
 	 * the flush (xmit.c), and its per-call cost would make small batches
 	 * look dear and keep them small */

@@ -83,6 +83,8 @@ struct hg_tenant_live {
 	uint64_t rate;		/* budget per TSC cycle (HG_RATE_ONE units) */
 	uint64_t cap_auto;	/* the cap the measured cost asks for; the cap
 				 * is the larger of it and the view's quantum */
+	uint64_t cost;		/* cycles a datagram costs, measured; 0: not
+				 * yet (bounds a charge, hg_charge_max) */
 	uint64_t pool;		/* credits, all sessions, all cores */
 	uint64_t dm_tsc;	/* D_m: age of the oldest waiting request */
 } __rte_cache_aligned;

@@ -202,8 +202,9 @@ hg_publish_rate(struct hg_registry *reg, int slot, uint64_t rate)
 }
 
 void
-hg_publish_cap_auto(struct hg_registry *reg, int slot, uint64_t cap)
+hg_publish_cost(struct hg_registry *reg, int slot, uint64_t cost, uint64_t cap)
 {
+	PUT(&reg->dp->tenant_live[slot].cost, cost);
 	PUT(&reg->dp->tenant_live[slot].cap_auto, cap);
 }
 

@@ -34,9 +34,10 @@ void hg_publish_running(struct hg_registry *reg, int slot, uint32_t n);
 void hg_publish_port(struct hg_registry *reg, uint32_t p, uint32_t entry);
 /* The budget per TSC cycle, HG_RATE_ONE units (refill.c). */
 void hg_publish_rate(struct hg_registry *reg, int slot, uint64_t rate);
-/* The budget cap the tenant's measured cost asks for (refill.c); the cores
- * take the larger of it and the configured cap. */
-void hg_publish_cap_auto(struct hg_registry *reg, int slot, uint64_t cap);
+/* The tenant's measured cost per datagram, which bounds its charges
+ * (hg_charge_max), and the budget cap it asks for (refill.c); the cores
+ * take the larger of that and the configured cap. */
+void hg_publish_cost(struct hg_registry *reg, int slot, uint64_t cost, uint64_t cap);
 /* The credit state from the slow path's copy: pool and D_m. */
 void hg_publish_credit(struct hg_registry *reg, int slot);
 /* D_m alone: measured on every tick (credit_pool.c). */

@@ -42,12 +42,12 @@ hg_refill_cap(const struct hg_tenant_sp *t)
 	return want > t->cfg.cap ? want : t->cfg.cap;
 }
 
-/* The cores take the larger of it and the configured cap, which is in
- * the tenant's view: a changed cap setting needs no call here. */
+/* The cores take the larger of the cap and the configured one, which is
+ * in the tenant's view: a changed cap setting needs no call here. */
 void
-hg_refill_publish_cap(struct hg_registry *reg, int slot)
+hg_refill_publish_cost(struct hg_registry *reg, int slot)
 {
-	hg_publish_cap_auto(reg, slot, cap_wanted(&reg->t[slot]));
+	hg_publish_cost(reg, slot, reg->t[slot].cost, cap_wanted(&reg->t[slot]));
 }
 
 /* The cycles one datagram of tenant i cost since the last sample: the sum
@@ -88,7 +88,7 @@ measure_cost(struct hg_registry *reg, unsigned i)
 	if (most == 0)
 		return;
 	t->cost = t->cost ? (3 * t->cost + per) / 4 : per;
-	hg_refill_publish_cap(reg, (int)i);
+	hg_refill_publish_cost(reg, (int)i);
 }
 
 /* Publishes tenant i's refill rate; returns 1 if its budget is full on

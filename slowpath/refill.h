@@ -31,9 +31,10 @@ int hg_refill_tick(struct hg_registry *reg, struct hg_refill *r, uint64_t now,
  * or cap-batches batches of its measured cost per datagram if that is
  * more (at most HG_CAP_AUTO_MAX). */
 uint64_t hg_refill_cap(const struct hg_tenant_sp *t);
-/* Publishes the part of hg_refill_cap the cost decides (the cores take
- * the larger of it and the configured cap, from the tenant's view). */
-void hg_refill_publish_cap(struct hg_registry *reg, int slot);
+/* Publishes the measured cost and the part of hg_refill_cap it decides
+ * (the cores take the larger of it and the configured cap, from the
+ * tenant's view). */
+void hg_refill_publish_cost(struct hg_registry *reg, int slot);
 /* Publishes a new tenant's rate (its budgets start full). */
 void hg_refill_start(struct hg_registry *reg, int slot);
 

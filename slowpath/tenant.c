@@ -356,7 +356,7 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	 * (its D_m, its pool, its cap) must not judge the new one's first
 	 * requests; then its view, ACTIVE, before any port names it */
 	hg_publish_settings(reg, slot, ~0u);
-	hg_refill_publish_cap(reg, slot);
+	hg_refill_publish_cost(reg, slot);
 	hg_refill_start(reg, slot);
 	if ((rc = hg_publish_state(reg, slot, HG_TENANT_ACTIVE)) < 0) {
 		ERR("out of memory for the tenant's view");
