@@ -228,7 +228,7 @@ $(BIN)/hg-policy-sim: $(OBJ)/bench/sim/policies.o $(POLICY_O)
 
 # the pure-logic pieces, linked without EAL
 UNIT_LINK := $(OBJ)/fastpath/parse.o $(OBJ)/fastpath/bufpart.o $(OBJ)/fastpath/dp.o $(OBJ)/fastpath/tx.o \
-	$(OBJ)/fastpath/drops.o \
+	$(OBJ)/fastpath/drops.o $(OBJ)/fastpath/offcpu.o \
 	$(OBJ)/slowpath/config.o $(OBJ)/slowpath/settings.o $(OBJ)/slowpath/config_file.o $(OBJ)/slowpath/refill.o $(OBJ)/slowpath/publish.o $(OBJ)/slowpath/credit_pool.o \
 	$(OBJ)/slowpath/arena.o $(OBJ)/slowpath/region.o $(OBJ)/slowpath/uid_conns.o \
 	$(OBJ)/slowpath/xdp_link.o $(OBJ)/bpf/xdp_shed_obj.o $(OBJ)/slowpath/log.o \

@@ -29,6 +29,7 @@
 #include "bufpart.h"
 #include "credit_sessions.h"
 #include "drops.h"
+#include "offcpu.h"
 #include "parse.h"
 #include "tenant_view.h"
 #include "tset.h"
@@ -173,9 +174,11 @@ struct hg_fp_core {
 	struct rte_ring *cmd;		/* slow path -> this core */
 	uint64_t cmd_done;		/* commands processed, atomic */
 	uint64_t unattributed;		/* cycles that belong to no tenant */
-	uint64_t preempted;		/* ... of them, beyond HG_CHARGE_MAX_US
-					 * per datagram or doorbell in a
-					 * charge: the OS took the core */
+	uint64_t preempted;		/* ... of them, the OS's: charges cut
+					 * to their bound (hg_bounded_n) */
+	uint64_t left_cpu;		/* departures offcpu.h saw */
+	uint64_t look;			/* TSC the last charge ended: a stall
+					 * before it is booked */
 	int32_t tid;			/* its thread, once running (atomic) */
 	uint64_t stolen;		/* TSC its thread waited on its CPU's
 					 * run queue: what else ran there
@@ -324,11 +327,18 @@ hg_core_saturated(const struct hg_fp_core *c, uint64_t now)
 #define HG_CHARGE_MIN_US 5u
 #define HG_CHARGE_COSTS  8u
 
+/* What one of tenant t's datagrams costs, as the slow path measured it;
+ * 0: not yet. */
+static inline uint64_t
+hg_tenant_cost(const struct hg_dp *dp, unsigned t)
+{
+	return __atomic_load_n(&dp->tenant_live[t % HG_MAX_TENANTS].cost, __ATOMIC_RELAXED);
+}
+
 static inline uint64_t
 hg_charge_max(const struct hg_dp *dp, const struct hg_fp_core *c, unsigned t)
 {
-	uint64_t cost = __atomic_load_n(&dp->tenant_live[t % HG_MAX_TENANTS].cost,
-					__ATOMIC_RELAXED);
+	uint64_t cost = hg_tenant_cost(dp, t);
 	uint64_t lo = c->tsc_us * HG_CHARGE_MIN_US, hi = c->tsc_us * HG_CHARGE_MAX_US;
 
 	if (cost == 0 || cost > hi / HG_CHARGE_COSTS)
@@ -336,30 +346,59 @@ hg_charge_max(const struct hg_dp *dp, const struct hg_fp_core *c, unsigned t)
 	return cost * HG_CHARGE_COSTS > lo ? cost * HG_CHARGE_COSTS : lo;
 }
 
-/* Tenant t's charge of cycles for a batch of n datagrams (a poll that
- * took nothing counts as one) with extra synthetic cycles each. */
+/* Books excess cycles of a charge that ended at TSC end as the OS's
+ * (preempted: they refill nobody, hg_budget_clock), but only the part
+ * after the last look: several charges can share one stalled PMD call,
+ * and only the first books the stall. */
+static inline void
+hg_core_preempted(struct hg_fp_core *c, uint64_t end, uint64_t excess)
+{
+	uint64_t span = end > c->look ? end - c->look : 0;
+
+	if (excess > span)
+		excess = span;
+	if (excess > 0)	/* the one writer; read by the slow path's budget clock */
+		__atomic_store_n(&c->preempted, c->preempted + excess, __ATOMIC_RELAXED);
+	if (end > c->look)
+		c->look = end;
+}
+
+/* Tenant t's charge of cycles, which ended at TSC end, for a batch of n
+ * datagrams (a poll that took nothing counts as one) with extra synthetic
+ * cycles each. Where the kernel took the thread off its CPU since the last
+ * look (offcpu.h), maybe in this very charge, the tenant pays at most
+ * what n of its datagrams cost as measured: a preemption within the
+ * bound, billed whole, put whoever met it up to HG_CHARGE_COSTS of its
+ * datagrams in debt. */
 static inline uint64_t
 hg_bounded_n(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t, uint64_t cycles,
-	     unsigned n, uint64_t extra)
+	     uint64_t end, unsigned n, uint64_t extra)
 {
-	uint64_t max = (hg_charge_max(dp, c, t) + extra) * (n > 0 ? n : 1u);
+	uint64_t per = hg_charge_max(dp, c, t), cost, max, billed;
 
-	if (likely(cycles <= max) || c->tsc_us == 0)	/* 0: no clock (unit tests) */
-		return cycles;
-	/* the one writer; read by the slow path's budget clock */
-	__atomic_store_n(&c->preempted, c->preempted + (cycles - max), __ATOMIC_RELAXED);
-	c->unattributed += cycles - max;
-	return max;
+	if (unlikely(hg_offcpu_left())) {
+		c->left_cpu++;
+		cost = hg_tenant_cost(dp, t);
+		if (cost != 0 && cost < per)
+			per = cost;
+	}
+	max = (per + extra) * (n > 0 ? n : 1u);
+	billed = cycles <= max || c->tsc_us == 0 ? cycles : max;	/* 0: unit tests */
+	c->unattributed += cycles - billed;
+	hg_core_preempted(c, end, cycles - billed);
+	return billed;
 }
 
 /* The clock budgets refill by on core c at TSC now: the TSC less the time
  * the core saw the OS take inside a charge (preempted, above). A tenant's
  * budget is a share of the cycles the core had, and such a stall refills
  * nobody (bench/weights shared, a sender on the core's CPU: gold 0.64 ->
- * 0.65-0.66 of cycles at 3:1). The scheduler's count of the thread's
- * run-queue wait (stolen) is not taken: it made budgets so scarce that
- * the preemptions billed within a charge's bound decided who was shed,
- * and gold fell to 0.42-0.57. Monotonic: preempted grows by time that
+ * 0.65-0.66 of cycles at 3:1). All of the thread's time off its CPU is not
+ * taken, neither as the scheduler counts it (stolen, read each 1 ms) nor
+ * as rseq shows it (every departure, offcpu.h): budgets then refill at
+ * the boost of the core's own time, both tenants of bench/weights shared
+ * were in debt at once, RX shed both alike, and gold fell to 0.42-0.57
+ * (stolen) and 0.49-0.57 (rseq). Monotonic: preempted grows by time that
  * has already passed. */
 static inline uint64_t
 hg_budget_clock(const struct hg_fp_core *c, uint64_t now)
@@ -369,9 +408,10 @@ hg_budget_clock(const struct hg_fp_core *c, uint64_t now)
 
 /* One datagram's or one doorbell's charge of tenant t (hg_bounded_n). */
 static inline uint64_t
-hg_bounded(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t, uint64_t cycles)
+hg_bounded(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t, uint64_t cycles,
+	   uint64_t end)
 {
-	return hg_bounded_n(dp, c, t, cycles, 1, 0);
+	return hg_bounded_n(dp, c, t, cycles, end, 1, 0);
 }
 
 /* Charges cycles spent at a point to a tenant. Only work done while the

@@ -131,10 +131,15 @@ hg_fp_loop(void *arg)
 	hg_role = c->idx;
 	__atomic_store_n(&c->tid, (int32_t)rte_sys_gettid(), __ATOMIC_RELEASE);
 	rte_rcu_qsbr_thread_online(dp->qs, c->idx);
+	if (hg_offcpu_attach() < 0)
+		RTE_LOG(WARNING, USER1, "core %u: no rseq: a preemption between two "
+			"passes refills budgets\n", c->idx);
 	while (!dp->quit) {
 		/* nothing of the last pass is held across this point */
 		rte_rcu_qsbr_quiescent(dp->qs, c->idx);
 		t0 = rte_rdtsc();
+		/* a departure between passes is no charge's (hg_bounded_n) */
+		c->left_cpu += (uint64_t)hg_offcpu_left();
 		c->now = t0;
 		pmd0 = c->pmd_cycles;
 		work = hg_fp_rx(dp, c);
@@ -166,12 +171,15 @@ hg_fp_loop(void *arg)
 			work = idle_sweep(dp, c);
 		if (work == 0) {
 			idle(c, &empty);
+			/* a nap is the core's own time, not a departure */
+			hg_offcpu_arm();
 			/* after the nap: what arrived during it is a backlog
 			 * of the nap's making, not of a saturated core */
 			__atomic_store_n(&c->last_empty, rte_rdtsc(), __ATOMIC_RELAXED);
 			__atomic_store_n(&c->busy_streak, 0, __ATOMIC_RELAXED);
 		}
 	}
+	hg_offcpu_detach();
 	rte_rcu_qsbr_thread_offline(dp->qs, c->idx);
 	return 0;
 }

@@ -233,7 +233,7 @@ hg_fp_bells(struct hg_dp *dp, struct hg_fp_core *c)
 
 		t1 = rte_rdtsc();
 		if (rang) {
-			cost = hg_bounded(dp, c, t, t1 - t0);
+			cost = hg_bounded(dp, c, t, t1 - t0, t1);
 			rung++;
 			ft->doorbells++;
 			ft->doorbell_cycles += cost;
@@ -369,7 +369,7 @@ rx_peek(void *arg, const uint8_t *f, uint32_t len)
 	}
 	c->t[t].drops[why]++;
 	t1 = rte_rdtsc();
-	rx_bill(dp, c, pk->g, (unsigned)t, hg_bounded(dp, c, (unsigned)t, t1 - t0), 0,
+	rx_bill(dp, c, pk->g, (unsigned)t, hg_bounded(dp, c, (unsigned)t, t1 - t0, t1), 0,
 		why == HG_TDROP_OVER_BUDGET);
 	pk->cycles += t1 - t0;
 	pk->dropped++;
@@ -449,7 +449,7 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q, unsigned max)
 		now = rte_rdtsc();
 		if (tenant >= 0)
 			rx_bill(dp, c, &g, (unsigned)tenant,
-				hg_bounded(dp, c, (unsigned)tenant, now - t + share), share, shed);
+				hg_bounded(dp, c, (unsigned)tenant, now - t + share, now), share, shed);
 		else
 			c->unattributed += now - t + share;
 		/* a reply to a tenant's datagram (an RPC reject) is its own */

@@ -187,7 +187,7 @@ serve(struct hg_dp *dp, struct hg_fp_core *c, int t, int protect, int funded,
 {
 	struct hg_fp_tenant *ft = &c->t[t];
 	const struct hg_tenant_view *v = hg_view(dp, (unsigned)t);
-	uint64_t t0 = rte_rdtsc(), cost;
+	uint64_t t0 = rte_rdtsc(), t1, cost;
 	unsigned n, max;
 	int yield;
 
@@ -200,8 +200,8 @@ serve(struct hg_dp *dp, struct hg_fp_core *c, int t, int protect, int funded,
 	n = sched_tenant(dp, c, &dp->tenant[t], v, ft, max, protect && funded, yield);
 	if (ft->pend_head == ft->pend_tail)
 		hg_tset_del(&c->pend, (unsigned)t);
-	cost = hg_bounded_n(dp, c, (unsigned)t, rte_rdtsc() - t0, n,
-			    v->extra_cycles);
+	t1 = rte_rdtsc();
+	cost = hg_bounded_n(dp, c, (unsigned)t, t1 - t0, t1, n, v->extra_cycles);
 	/* the tenant's own cost per datagram: the PMD's call is billed at
 	 * the flush (xmit.c), and its per-call cost would make small batches
 	 * look dear and keep them small */

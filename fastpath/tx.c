@@ -133,7 +133,7 @@ tx_poll(struct hg_dp *dp, struct hg_fp_core *c, int t, int billed, int slack)
 	/* an empty poll is nobody's work */
 	if (n > 0) {
 		ft->tx_idle = 0;
-		hg_charge(ft, HG_PT_TX, hg_bounded_n(dp, c, (unsigned)t, t1 - t0, n, 0), 0, billed);
+		hg_charge(ft, HG_PT_TX, hg_bounded_n(dp, c, (unsigned)t, t1 - t0, t1, n, 0), 0, billed);
 		ft->unfunded[HG_PT_TX] += (uint64_t)slack;
 		hg_touch(c, (unsigned)t);
 	} else {

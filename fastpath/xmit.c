@@ -110,8 +110,8 @@ hg_fp_xmit(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf **m,
  * victim's next datagrams were shed (bench/isolation, shared queue:
  * nic_tx_full and rx_over_budget drops of a victim in the same step). */
 static void
-bill(const struct hg_dp *dp, struct hg_fp_core *c, uint64_t cycles, const uint16_t *idx,
-     unsigned k)
+bill(const struct hg_dp *dp, struct hg_fp_core *c, uint64_t cycles, uint64_t end,
+     const uint16_t *idx, unsigned k)
 {
 	const struct hg_tx_stage *s = &c->stage;
 	uint64_t share = cycles / k, cost;
@@ -127,7 +127,7 @@ bill(const struct hg_dp *dp, struct hg_fp_core *c, uint64_t cycles, const uint16
 		}
 		ft = &c->t[w->tenant % HG_MAX_TENANTS];
 		/* a stalled call is the OS's */
-		cost = hg_bounded(dp, c, w->tenant % HG_MAX_TENANTS, share);
+		cost = hg_bounded(dp, c, w->tenant % HG_MAX_TENANTS, share, end);
 		hg_charge(ft, (enum hg_point)w->pt, cost, 0, w->billed);
 		ft->nic_cycles[w->pt] += cost;
 	}
@@ -150,7 +150,7 @@ send_ring(struct hg_dp *dp, struct hg_fp_core *c, uint16_t q, struct rte_mbuf **
 	t1 = rte_rdtsc();
 	c->pmd_cycles += t1 - t0;
 	if (sent > 0)
-		bill(dp, c, t1 - t0, idx, sent);
+		bill(dp, c, t1 - t0, t1, idx, sent);
 	else
 		c->unattributed += t1 - t0;
 	return sent;

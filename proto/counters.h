@@ -31,7 +31,10 @@
 	X(unattributed, unattributed_cycles, "cycles", "no tenant's: empty " \
 	  "polls, ARP, ICMP, datagrams for no tenant") \
 	X(preempted, preempted_cycles, "cycles", "the part of unattributed_cycles " \
-	  "that was the OS's: charges cut to HG_CHARGE_MAX_US per datagram") \
+	  "that was the OS's, which refills no budget: charges cut to their " \
+	  "bound") \
+	X(left_cpu, left_cpu, "times", "the core's thread was taken off its " \
+	  "CPU, as rseq showed it (naps not counted)") \
 	X(stolen, stolen_cycles, "cycles", "the core's thread waited on its " \
 	  "CPU's run queue (schedstat): another thread had its CPU") \
 	X(flushes, flushes, "calls", "PMD sends: one per pass that had frames") \

@@ -302,3 +302,40 @@ def test_hgloads_receiver_yields_only_when_it_runs_sched_fifo(flood, cleanup, tm
     yields = sum("sched_yield" in line for line in trace.read_text().splitlines())
     assert blast["received"] > 10_000, blast        # the receiver was busy
     assert (yields > 0) == rt, (yields, blast)
+
+
+# a SCHED_FIFO thread on the fast path's CPU: 2 ms of it every 10 ms
+HOG = """
+import time
+end = time.monotonic() + {secs}
+while time.monotonic() < end:
+    t = time.monotonic() + 0.002
+    while time.monotonic() < t:
+        pass
+    time.sleep(0.008)
+"""
+
+
+def test_a_core_the_os_preempts_says_so_and_its_victim_keeps_everything(flood):
+    """The OS takes the fast path's CPU from it, over and over, during a
+    flood: the core sees each departure without a system call (rseq,
+    fastpath/offcpu.h), books what its charges lost as the OS's, and the
+    victim, billed only for its own work, loses nothing."""
+    flood.hgctl("config", "set", "protection", "on")
+    core = flood.stats()["cores"][0]
+    before = drops(flood.tenant_stats("victim"))
+    hog = subprocess.Popen(["chrt", "-f", "50", "taskset", "-c", "1", "python3", "-c",
+                            HOG.format(secs=2.5)])
+    try:
+        victim, _ = run(flood, secs=2.0)
+    finally:
+        try:
+            hog.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            hog.kill()
+            hog.wait()
+    after = flood.stats()["cores"][0]
+    assert after["left_cpu"] - core["left_cpu"] >= 50, (core, after)
+    assert after["preempted_cycles"] > core["preempted_cycles"]
+    assert drops(flood.tenant_stats("victim")) == before
+    assert_victim_kept(flood, victim)

@@ -47,6 +47,13 @@ teardown(void)
 
 TestSuite(rx_gate, .init = setup, .fini = teardown);
 
+/* The TSC a charge of cycles ends at, begun at the core's last look. */
+static uint64_t
+ends_at(uint64_t cycles)
+{
+	return c->look + cycles;
+}
+
 /* The core had no empty pass for `us` microseconds, over `passes` passes. */
 static void
 busy_for(uint64_t us, uint64_t passes)
@@ -123,13 +130,13 @@ Test(rx_gate, the_os_time_is_not_the_victims)
 	uint64_t stolen = 10000u * US;
 
 	busy_for(5000, 10000);
-	hg_charge(&c->t[VICTIM], HG_PT_RX, hg_bounded(dp, c, VICTIM, stolen), 0, 1);
+	hg_charge(&c->t[VICTIM], HG_PT_RX, hg_bounded(dp, c, VICTIM, stolen, ends_at(stolen)), 0, 1);
 	g = gate(1);
 	cr_assert(!hg_rx_over_budget(dp, c, &g, VICTIM), "still funded");
 	cr_assert_eq(c->preempted, stolen - HG_CHARGE_MAX_US * US);
 	cr_assert_eq(c->t[VICTIM].cycles[HG_PT_RX], HG_CHARGE_MAX_US * US);
 	/* work of a normal length is billed as it was measured */
-	cr_assert_eq(hg_bounded(dp, c, VICTIM, 30u * US), 30u * US);
+	cr_assert_eq(hg_bounded(dp, c, VICTIM, 30u * US, ends_at(30u * US)), 30u * US);
 }
 
 /* What bench/isolation's lost victim requests came to (7 rx_over_budget
@@ -143,18 +150,18 @@ Test(rx_gate, a_stall_in_a_batch_is_not_the_victims)
 	uint64_t stalled = 2000u * US, extra = 40u * US;
 
 	busy_for(5000, 10000);
-	hg_charge(&c->t[VICTIM], HG_PT_SCHED, hg_bounded_n(dp, c, VICTIM, stalled, 1, 0), 1, 1);
+	hg_charge(&c->t[VICTIM], HG_PT_SCHED, hg_bounded_n(dp, c, VICTIM, stalled, ends_at(stalled), 1, 0), 1, 1);
 	g = gate(1);
 	cr_assert(!hg_rx_over_budget(dp, c, &g, VICTIM), "still funded");
 	cr_assert_eq(c->t[VICTIM].cycles[HG_PT_SCHED], HG_CHARGE_MAX_US * US);
 	cr_assert_eq(c->preempted, stalled - HG_CHARGE_MAX_US * US);
 	/* 32 datagrams of 40 us each, or 3 of synthetic work plus a stall */
-	cr_assert_eq(hg_bounded_n(dp, c, VICTIM, 32u * 40u * US, 32, 0), 32u * 40u * US);
-	cr_assert_eq(hg_bounded_n(dp, c, VICTIM, 3u * 60u * US, 3, extra), 3u * 60u * US);
-	cr_assert_eq(hg_bounded_n(dp, c, VICTIM, stalled, 3, extra),
+	cr_assert_eq(hg_bounded_n(dp, c, VICTIM, 32u * 40u * US, ends_at(32u * 40u * US), 32, 0), 32u * 40u * US);
+	cr_assert_eq(hg_bounded_n(dp, c, VICTIM, 3u * 60u * US, ends_at(3u * 60u * US), 3, extra), 3u * 60u * US);
+	cr_assert_eq(hg_bounded_n(dp, c, VICTIM, stalled, ends_at(stalled), 3, extra),
 		     3u * (HG_CHARGE_MAX_US * US + extra));
 	/* a poll that took nothing is bounded as one datagram */
-	cr_assert_eq(hg_bounded_n(dp, c, VICTIM, stalled, 0, 0), HG_CHARGE_MAX_US * US);
+	cr_assert_eq(hg_bounded_n(dp, c, VICTIM, stalled, ends_at(stalled), 0, 0), HG_CHARGE_MAX_US * US);
 }
 
 /* Part 2 of issue 33, bench/isolation over the shared queue: 32 of a
@@ -178,22 +185,22 @@ Test(rx_gate, a_stall_costs_a_tenant_a_few_of_its_own_datagrams)
 	 * 250,000 cycles at the flat bound, more than its bank */
 	for (i = 0; i < 5; i++)
 		hg_charge(&c->t[VICTIM], HG_PT_SCHED,
-			  hg_bounded_n(dp, c, VICTIM, stalled, 1, 0), 1, 1);
+			  hg_bounded_n(dp, c, VICTIM, stalled, ends_at(stalled), 1, 0), 1, 1);
 	g = gate(1);
 	cr_assert(!hg_rx_over_budget(dp, c, &g, VICTIM), "still funded");
 	cr_assert_eq(c->t[VICTIM].cycles[HG_PT_SCHED], 5 * HG_CHARGE_COSTS * cost);
 	cr_assert_eq(c->preempted, 5 * (stalled - HG_CHARGE_COSTS * cost));
 	/* a batch of n: n of them, plus its synthetic work */
-	cr_assert_eq(hg_bounded_n(dp, c, VICTIM, stalled, 4, 1000),
+	cr_assert_eq(hg_bounded_n(dp, c, VICTIM, stalled, ends_at(stalled), 4, 1000),
 		     4 * (HG_CHARGE_COSTS * cost + 1000));
 	/* never below a doorbell's write, never above the flat bound */
 	dp->tenant_live[VICTIM].cost = 100;
-	cr_assert_eq(hg_bounded(dp, c, VICTIM, stalled), HG_CHARGE_MIN_US * US);
+	cr_assert_eq(hg_bounded(dp, c, VICTIM, stalled, ends_at(stalled)), HG_CHARGE_MIN_US * US);
 	dp->tenant_live[VICTIM].cost = 40u * US;
-	cr_assert_eq(hg_bounded(dp, c, VICTIM, stalled), HG_CHARGE_MAX_US * US);
+	cr_assert_eq(hg_bounded(dp, c, VICTIM, stalled, ends_at(stalled)), HG_CHARGE_MAX_US * US);
 	/* work of its measured length is billed as measured */
 	dp->tenant_live[VICTIM].cost = cost;
-	cr_assert_eq(hg_bounded(dp, c, VICTIM, 2 * cost), 2 * cost);
+	cr_assert_eq(hg_bounded(dp, c, VICTIM, 2 * cost, ends_at(2 * cost)), 2 * cost);
 }
 
 /* Time the OS took from the core refills nobody: after a stall the core
@@ -208,7 +215,7 @@ Test(rx_gate, time_the_os_took_refills_nobody)
 
 	c->t[FLOOD].bud.consumed = 2000000;	/* a million cycles in debt */
 	before = hg_topup_left(dp, c, FLOOD);
-	(void)hg_bounded_n(dp, c, FLOOD, stalled, 1, 0);	/* kept: HG_CHARGE_MAX_US */
+	(void)hg_bounded_n(dp, c, FLOOD, stalled, ends_at(stalled), 1, 0);	/* kept: HG_CHARGE_MAX_US */
 	c->now += stalled;
 	after = hg_topup_left(dp, c, FLOOD);
 	/* rate 1/4 of the core's 50 us; the other 1,950 us earn nothing */
@@ -219,6 +226,39 @@ Test(rx_gate, time_the_os_took_refills_nobody)
 	 * (hg_budget_clock) */
 	c->stolen = stalled + 1000u * US;
 	cr_assert_eq(hg_budget_clock(c, c->now), T0 + HG_CHARGE_MAX_US * US);
+}
+
+/* A preemption within a charge's bound was billed whole: up to
+ * HG_CHARGE_COSTS of the tenant's datagrams for one the OS took the core
+ * in (bench/weights shared, senders on the fast path's CPU and its thread
+ * off that CPU half the time). The kernel's rseq shows each departure
+ * (offcpu.h): that charge pays what its datagrams cost as measured, and
+ * the rest is the OS's. */
+Test(rx_gate, a_charge_the_thread_left_its_cpu_in_pays_the_measured_cost)
+{
+	uint64_t word = hg_offcpu_cs_addr, cost = 3400, bound = HG_CHARGE_COSTS * cost;
+
+	hg_offcpu_word = &word;		/* as if attached; 0: the kernel cleared it */
+	dp->tenant_live[VICTIM].cost = cost;
+	c->look = T0;
+	/* work of normal length, no departure: billed whole, nothing booked */
+	cr_assert_eq(hg_bounded(dp, c, VICTIM, 10u * US, T0 + 10u * US), 10u * US);
+	cr_assert_eq(c->preempted, 0);
+	/* a charge of 20 us, within its bound, the thread preempted in it:
+	 * one datagram's cost, the rest the OS's; the look is re-armed */
+	word = 0;
+	cr_assert_eq(hg_bounded(dp, c, VICTIM, 20u * US, T0 + 30u * US), cost);
+	cr_assert_eq(c->preempted, 20u * US - cost);
+	cr_assert_eq(word, hg_offcpu_cs_addr);
+	cr_assert_eq(c->left_cpu, 1);
+	/* no departure the kernel saw (a hypervisor's steal): two frames
+	 * share a PMD call stalled 100 us; each is billed its bound, and the
+	 * stall is booked once, by the first */
+	cr_assert_eq(hg_bounded(dp, c, VICTIM, 100u * US, T0 + 130u * US), bound);
+	cr_assert_eq(hg_bounded(dp, c, VICTIM, 100u * US, T0 + 130u * US), bound);
+	cr_assert_eq(c->preempted, 20u * US - cost + 100u * US - bound);
+	cr_assert_eq(c->left_cpu, 1);
+	hg_offcpu_word = NULL;
 }
 
 /* A budget is read once per tenant and burst: a tenant funded when the
