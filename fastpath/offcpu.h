@@ -5,7 +5,7 @@
  * with the kernel (restartable sequences); its rseq_cs field names the
  * critical section the thread is in, and the kernel sets it to NULL when
  * it preempts the thread, or delivers it a signal, while the thread is
- * outside that section (linux/rseq.h). The core names a section of no
+ * outside that section (the kernel's rseq ABI header). The core names a section of no
  * length, which no code is ever in: the field is NULL again exactly when
  * the thread was taken off its CPU (or slept) since the core last named
  * it. A load and a store per look.

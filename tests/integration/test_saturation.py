@@ -337,5 +337,8 @@ def test_a_core_the_os_preempts_says_so_and_its_victim_keeps_everything(flood):
     after = flood.stats()["cores"][0]
     assert after["left_cpu"] - core["left_cpu"] >= 50, (core, after)
     assert after["preempted_cycles"] > core["preempted_cycles"]
+    # none of its datagrams dropped, for any reason (earlier tests of the
+    # module flood it too: compared with before), and none lost but for
+    # one in a thousand (assert_victim_kept)
     assert drops(flood.tenant_stats("victim")) == before
-    assert_victim_kept(flood, victim)
+    assert victim["lost"] - victim["send_errors"] <= victim["sent"] // 1000, victim

@@ -164,9 +164,9 @@ Test(rx_gate, a_stall_in_a_batch_is_not_the_victims)
 	cr_assert_eq(hg_bounded_n(dp, c, VICTIM, stalled, ends_at(stalled), 0, 0), HG_CHARGE_MAX_US * US);
 }
 
-/* Part 2 of issue 33, bench/isolation over the shared queue: 32 of a
- * funded victim's datagrams shed in a round whose charges saw 27 ms of
- * the OS's time. Cut to a flat 50 us each, every stall that met one of
+/* bench/isolation over the shared queue: 32 of a funded victim's
+ * datagrams shed in a round whose charges saw 27 ms of the OS's time.
+ * Cut to a flat 50 us each, every stall that met one of
  * the victim's charges billed it ~40 of its datagrams' worth, and a few
  * of them emptied its bank (two batches of its cost). A tenant whose
  * cost is measured is billed at most HG_CHARGE_COSTS of its datagrams
