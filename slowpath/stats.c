@@ -9,6 +9,7 @@
 #include "../proto/counters.h"
 #include "config.h"
 #include "log.h"
+#include "memif_server.h"
 #include "credit_pool.h"
 #include "port.h"
 #include "refill.h"
@@ -466,6 +467,29 @@ tenant_array(const struct hg_registry *reg, int slot, struct hg_arena *a)
 	return hg_arena_alloc(a, (n ? n : 1) * sizeof(void *));
 }
 
+/* The memif link's server, for the operator (stats is an operator
+ * command: the peer's name is no tenant's secret). */
+static Hg__MemifStats *
+memif_stats(struct hg_arena *a, const struct hg_memif_server *srv)
+{
+	Hg__MemifStats *m = NEW(a, Hg__MemifStats, memif_stats);
+	struct hg_memif_status st;
+
+	if (m == NULL)
+		return NULL;
+	hg_memif_get_status(srv, &st);
+	m->connected = st.connected;
+	m->rx_rings = st.rx_rings;
+	m->tx_rings = st.tx_rings;
+	m->ring_slots = st.ring_slots;
+	m->connects = st.connects;
+	m->refused = st.refused;
+	m->kicks = st.kicks;
+	m->peer = hg_arena_strdup(a, st.peer);
+	m->refusal = hg_arena_strdup(a, st.refusal);
+	return m->peer != NULL && m->refusal != NULL ? m : NULL;
+}
+
 Hg__Stats *
 hg_stats_collect(struct hg_registry *reg, int slot, struct hg_arena *a)
 {
@@ -494,6 +518,8 @@ hg_stats_collect(struct hg_registry *reg, int slot, struct hg_arena *a)
 		return NULL;
 	s->control->counters = table(a, control_at, RTE_DIM(control_at), &reg->ctl);
 	s->control->n_counters = RTE_DIM(control_at);
+	if (reg->memif != NULL && (s->memif = memif_stats(a, reg->memif)) == NULL)
+		return NULL;
 	return s->control->counters ? s : NULL;
 }
 

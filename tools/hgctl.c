@@ -628,6 +628,34 @@ control_json(const Hg__ControlStats *c)
 	return counters_into(json_object(), c->counters, c->n_counters);
 }
 
+static json_t *
+memif_json(const Hg__MemifStats *m)
+{
+	if (m == NULL)
+		return json_null();
+	return json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s}",
+			 "connected", m->connected, "rx_rings", (json_int_t)m->rx_rings,
+			 "tx_rings", (json_int_t)m->tx_rings,
+			 "ring_slots", (json_int_t)m->ring_slots,
+			 "connects", (json_int_t)m->connects,
+			 "refused", (json_int_t)m->refused, "kicks", (json_int_t)m->kicks,
+			 "peer", m->peer ? m->peer : "", "refusal", m->refusal ? m->refusal : "");
+}
+
+static void
+print_memif(const Hg__MemifStats *m)
+{
+	if (m->connected)
+		printf("memif link: peer '%s', %u rings in, %u out, %u slots each\n",
+		       m->peer ? m->peer : "", m->rx_rings, m->tx_rings, m->ring_slots);
+	else
+		printf("memif link: no peer\n");
+	printf("  %" PRIu64 " peers served, %" PRIu64 " refused, %" PRIu64 " kicks\n",
+	       m->connects, m->refused, m->kicks);
+	if (m->refusal != NULL && m->refusal[0] != '\0')
+		printf("  last refusal: %s\n", m->refusal);
+}
+
 static int
 p_stats(const Hg__Response *rsp, const struct opts *o)
 {
@@ -641,10 +669,11 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 			json_array_append_new(ts, tenant_stats_json(st->tenants[i]));
 		for (i = 0; i < st->n_cores; i++)
 			json_array_append_new(cs, core_stats_json(st->cores[i]));
-		return emit_json(json_pack("{s:I, s:o, s:o, s:o}", "tsc_hz",
+		return emit_json(json_pack("{s:I, s:o, s:o, s:o, s:o}", "tsc_hz",
 					   (json_int_t)st->tsc_hz, "tenants", ts,
 					   "cores", cs, "control",
-					   control_json(st->control)));
+					   control_json(st->control), "memif",
+					   memif_json(st->memif)));
 	}
 	for (i = 0; i < st->n_tenants; i++) {
 		const Hg__TenantStats *t = st->tenants[i];
@@ -690,6 +719,8 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 		printf("control sockets:\n");
 		print_counters("  ", st->control->counters, st->control->n_counters);
 	}
+	if (st->memif != NULL)
+		print_memif(st->memif);
 	return 0;
 }
 

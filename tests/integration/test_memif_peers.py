@@ -234,3 +234,26 @@ def test_lying_descriptors_are_counted_and_hurt_nobody(md):
     assert a_new_peer_is_served(md, 98)
     r = hgload_answers(md)
     assert r["received"] == r["sent"] > 0, r
+
+
+def test_stats_show_the_peer_and_the_handshakes_refused(md):
+    """`hgctl stats` shows the memif link: the peer connected, with its
+    rings, and the handshakes served and refused, the last refusal's
+    reason too; once the peer leaves, no peer."""
+    before = md.stats()["memif"]
+    refused_for(md, "ID not found", lambda p: p.init(id_=7))
+    p = Peer(md.memif)
+    try:
+        assert served(md, p)
+        m = md.stats()["memif"]
+        assert m["connected"] and m["peer"] == "pytest0", m
+        assert (m["rx_rings"], m["tx_rings"], m["ring_slots"]) == (1, 1, 256), m
+        assert m["connects"] == before["connects"] + 1, (before, m)
+        assert m["refused"] == before["refused"] + 1 and "ID not found" in m["refusal"], m
+        assert "memif link: peer 'pytest0'" in md.hgctl("stats").stdout
+    finally:
+        p.close()
+    deadline = time.monotonic() + 5
+    while md.stats()["memif"]["connected"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not md.stats()["memif"]["connected"]
