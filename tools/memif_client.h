@@ -30,6 +30,11 @@ struct hg_mc_ring {
 	uint16_t next;			/* S2C: next slot to read */
 	uint32_t buf0;			/* offset of the ring's first buffer */
 	int efd;			/* its eventfd */
+	/* C2S: slots whose descriptor points at their own buffer (a frame
+	 * hg_mc_publish copied there), not at a replay's frame: the replay
+	 * points them back before it publishes them again */
+	uint64_t own[(1u << HG_MEMIF_LOG2_RING_MAX) / 64];
+	unsigned n_own;
 };
 
 struct hg_mc {
@@ -86,8 +91,9 @@ void hg_mc_publish(struct hg_mc *mc, unsigned i, const uint16_t *len, unsigned n
  * (but `keep`, left free for other senders), pointed at the caller's
  * prebuilt frames (offsets off[] in the caller's area, lengths len[],
  * frame k % nf for slot k). With `rewrite` 0 the descriptors are left as
- * the last refill wrote them: the frames stay in the ring without a copy
- * or a store, and the refill only moves the head. Returns the slots
+ * the last refill wrote them but for those hg_mc_publish pointed at their
+ * own buffers: the frames stay in the ring without a copy or a store,
+ * and the refill only moves the head. Returns the slots
  * published. */
 unsigned hg_mc_replay_push(struct hg_mc *mc, unsigned i, const uint32_t *off,
 			   const uint16_t *len, unsigned nf, unsigned keep, int rewrite);
