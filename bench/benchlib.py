@@ -258,7 +258,14 @@ def run_memif(memif, loads, cpus=None, rx_map=None, extra=()):
     if r.returncode != 0:
         raise RuntimeError(f"hgload exited {r.returncode}: {r.stderr.strip()}")
     res = json.loads(r.stdout)
-    return res if isinstance(res, list) else [res]
+    res = res if isinstance(res, list) else [res]
+    # an answer no request of ours asked for (a duplicate, a stranger's):
+    # a figure built on such a run is suspect, say so where it is printed
+    for x in res:
+        if x.get("invalid"):
+            print(f"  warning: {x['invalid']} invalid answers to {x.get('target')}",
+                  flush=True)
+    return res
 
 
 def run_loads(net, loads):
