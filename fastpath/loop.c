@@ -132,8 +132,8 @@ hg_fp_loop(void *arg)
 	__atomic_store_n(&c->tid, (int32_t)rte_sys_gettid(), __ATOMIC_RELEASE);
 	rte_rcu_qsbr_thread_online(dp->qs, c->idx);
 	if (hg_offcpu_attach() < 0)
-		RTE_LOG(WARNING, USER1, "core %u: no rseq: a preemption between two "
-			"passes refills budgets\n", c->idx);
+		RTE_LOG(WARNING, USER1, "core %u: no rseq: a charge the OS preempts "
+			"within its bound is billed whole\n", c->idx);
 	while (!dp->quit) {
 		/* nothing of the last pass is held across this point */
 		rte_rcu_qsbr_quiescent(dp->qs, c->idx);
