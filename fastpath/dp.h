@@ -335,10 +335,11 @@ hg_tenant_cost(const struct hg_dp *dp, unsigned t)
 	return __atomic_load_n(&dp->tenant_live[t % HG_MAX_TENANTS].cost, __ATOMIC_RELAXED);
 }
 
+/* The bound of one datagram's charge on core c for a tenant whose
+ * datagrams cost cost cycles (0: not measured). */
 static inline uint64_t
-hg_charge_max(const struct hg_dp *dp, const struct hg_fp_core *c, unsigned t)
+hg_charge_max(const struct hg_fp_core *c, uint64_t cost)
 {
-	uint64_t cost = hg_tenant_cost(dp, t);
 	uint64_t lo = c->tsc_us * HG_CHARGE_MIN_US, hi = c->tsc_us * HG_CHARGE_MAX_US;
 
 	if (cost == 0 || cost > hi / HG_CHARGE_COSTS)
@@ -374,11 +375,10 @@ static inline uint64_t
 hg_bounded_n(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t, uint64_t cycles,
 	     uint64_t end, unsigned n, uint64_t extra)
 {
-	uint64_t per = hg_charge_max(dp, c, t), cost, max, billed;
+	uint64_t cost = hg_tenant_cost(dp, t), per = hg_charge_max(c, cost), max, billed;
 
 	if (unlikely(hg_offcpu_left())) {
 		c->left_cpu++;
-		cost = hg_tenant_cost(dp, t);
 		if (cost != 0 && cost < per)
 			per = cost;
 	}

@@ -5,10 +5,10 @@
  * with the kernel (restartable sequences); its rseq_cs field names the
  * critical section the thread is in, and the kernel sets it to NULL when
  * it preempts the thread, or delivers it a signal, while the thread is
- * outside that section (the kernel's rseq ABI header). The core names a section of no
- * length, which no code is ever in: the field is NULL again exactly when
- * the thread was taken off its CPU (or slept) since the core last named
- * it. A load and a store per look.
+ * outside that section (the kernel's rseq ABI header). The core names a
+ * section of no length, which no code is ever in: the field is NULL again
+ * exactly when the thread was taken off its CPU (or slept) since the core
+ * last named it. A load per look, and a store after a departure.
  *
  * Why: a charge the OS stretched is cut to a bound of HG_CHARGE_COSTS of
  * the tenant's datagrams (dp.h), but a preemption within that bound was
@@ -47,18 +47,12 @@ hg_offcpu_arm(void)
 		__atomic_store_n(hg_offcpu_word, hg_offcpu_cs_addr, __ATOMIC_RELAXED);
 }
 
-/* Has the thread left its CPU since the last hg_offcpu_arm? */
-static inline int
-hg_offcpu_peek(void)
-{
-	return hg_offcpu_word != NULL && __atomic_load_n(hg_offcpu_word, __ATOMIC_RELAXED) == 0;
-}
-
-/* The same, re-armed if so: each departure is seen once. */
+/* Has the thread left its CPU since the last hg_offcpu_arm? Re-armed if
+ * so: each departure is seen once. */
 static inline int
 hg_offcpu_left(void)
 {
-	if (!hg_offcpu_peek())
+	if (hg_offcpu_word == NULL || __atomic_load_n(hg_offcpu_word, __ATOMIC_RELAXED) != 0)
 		return 0;
 	hg_offcpu_arm();
 	return 1;
