@@ -151,7 +151,7 @@ drain(hg_ctx_t *w, struct hg_desc *out, uint32_t max)
 		hg_ctx_t *v = app->ctxs[(w->n + i) % n];
 
 		for (core = 0; v != NULL && core < app->n_cores && got < max; core++)
-			got += rte_ring_mc_dequeue_burst_elem(
+			got += rte_ring_mc_rts_dequeue_burst_elem(
 				v->ring[core][HG_RING_RX], out + got,
 				sizeof(*out), max - got, NULL);
 	}

@@ -116,7 +116,7 @@ after_switch(hg_ctx_t *w)
 	w->publish = NULL;
 	e = (struct hg_wq_entry){ .handle = gt_handle(gt), .rx_tsc = gt->req.rx_tsc };
 	if (!LOAD(w->app->steer->wait_queue) ||
-	    rte_ring_mp_enqueue_elem(w->app->wq, &e, sizeof(e)) != 0)
+	    rte_ring_mp_rts_enqueue_bulk_elem(w->app->wq, &e, sizeof(e), 1, NULL) == 0)
 		own_push(w, gt);	/* wait queue off or full: resumed here */
 }
 
@@ -221,7 +221,7 @@ hg_resume_waiting(hg_ctx_t *w)
 
 	/* anything that is not one of our green threads is dropped */
 	for (n = 0; th == NULL && n < HG_WQ_SIZE; n++) {
-		if (rte_ring_mc_dequeue_elem(w->app->wq, &e, sizeof(e)) != 0)
+		if (rte_ring_mc_rts_dequeue_bulk_elem(w->app->wq, &e, sizeof(e), 1, NULL) == 0)
 			return 0;
 		th = gt_lookup(w->app, e.handle);
 	}

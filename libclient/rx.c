@@ -43,8 +43,8 @@ hg_poll_local(hg_ctx_t *w, struct hg_msg *m)
 	}
 	for (i = 0; i < app->n_cores; i++) {
 		core = (w->rx_next + i) % app->n_cores;
-		if (rte_ring_mc_dequeue_elem(w->ring[core][HG_RING_RX], &d,
-					     sizeof(d)) != 0)
+		if (rte_ring_mc_rts_dequeue_bulk_elem(w->ring[core][HG_RING_RX], &d,
+						      sizeof(d), 1, NULL) == 0)
 			continue;
 		w->rx_next = core + 1;
 		w->rx_tsc = d.tsc;

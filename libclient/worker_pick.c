@@ -30,7 +30,7 @@ steal(hg_ctx_t *w, struct hg_msg *m)
 				continue;
 			k = cnt / 2 ? cnt / 2 : 1;
 			k = k < HG_STEAL_MAX ? k : HG_STEAL_MAX;
-			w->stash_n = rte_ring_mc_dequeue_burst_elem(
+			w->stash_n = rte_ring_mc_rts_dequeue_burst_elem(
 				v->ring[core][HG_RING_RX], w->stash,
 				sizeof(w->stash[0]), k, NULL);
 			w->stash_i = 0;

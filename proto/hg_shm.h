@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define HG_SHM_MAGIC        0x48475348u	/* "HGSH" */
-#define HG_SHM_VERSION      8u
+#define HG_SHM_VERSION      9u
 
 #define HG_PAGE_SIZE        4096u
 #define HG_MAX_FP_CORES     8u

@@ -67,8 +67,9 @@ privatize_geometry(uint8_t *page)
  * and whenever the slot is handed to a new app, so that nothing a dead app
  * left there (its handles, its counters, a geometry it scribbled on) is
  * seen by the next one. The queues are multi-producer, multi-consumer
- * among the threads of one app; the daemon only reads their indices and
- * masks them itself, so their geometry need not be private. */
+ * among the threads of one app (RTS: hg_shm_ring.h); the daemon only
+ * reads their indices and masks them itself, so their geometry need not
+ * be private. */
 static int
 init_app(struct hg_tenant *tn, uint32_t a)
 {
@@ -79,7 +80,7 @@ init_app(struct hg_tenant *tn, uint32_t a)
 	tn->app_shm[a].wq_off = off;
 	tn->wq[a] = (struct rte_ring *)(tn->base + off);
 	snprintf(name, sizeof(name), "hg%u.wq%u", tn->slot, a);
-	return rte_ring_init(tn->wq[a], name, HG_WQ_SIZE, 0);
+	return hg_shm_ring_init(tn->wq[a], name, HG_WQ_SIZE, HG_WQ_FLAGS);
 }
 
 /* Initialises one context's rings, the first time the context is opened:
@@ -100,7 +101,8 @@ init_ctx_rings(struct hg_tenant *tn, uint32_t ctx, uint32_t n_cores)
 
 			snprintf(name, sizeof(name), "hg%u.%u.%u.%u",
 				 tn->slot, ctx, core, kind);
-			rc = rte_ring_init(r, name, HG_RING_SIZE, 0);
+			rc = hg_shm_ring_init(r, name, HG_RING_SIZE,
+					      kind == HG_RING_RX ? HG_RING_RX_FLAGS : 0);
 			if (rc == 0)
 				rc = privatize_geometry((uint8_t *)r -
 					(HG_PAGE_SIZE - HG_RING_GEOM_BYTES));

@@ -89,6 +89,25 @@ Test(region, app_cannot_change_the_daemons_ring_geometry)
 
 /* Every offset and size the daemon uses is its own
  * copy; an app that overwrites the header page changes none of them. */
+/* The rings an app's threads take from together never make one wait for
+ * another (hg_shm_ring.h): the app's side is RTS, its head free to run a
+ * whole ring ahead of a stalled tail; the daemon's side is single. */
+Test(region, rings_an_apps_threads_share_never_make_one_wait_for_another)
+{
+	struct rte_ring *rx, *wq;
+
+	cr_assert_eq(hg_region_reset_ctx(&r, &tn, 2, 2), 0);
+	cr_assert_eq(hg_region_reset_app(&tn, 0), 0);
+	rx = (void *)(app + hg_ring_offset(&tn.lay, 2, 1, HG_RING_RX));
+	wq = (void *)(app + tn.app_shm[0].wq_off);
+	cr_assert_eq(rte_ring_get_cons_sync_type(rx), RTE_RING_SYNC_MT_RTS);
+	cr_assert_eq(rte_ring_get_prod_sync_type(rx), RTE_RING_SYNC_ST);
+	cr_assert_eq(rte_ring_get_cons_htd_max(rx), rte_ring_get_capacity(rx));
+	cr_assert_eq(rte_ring_get_cons_sync_type(wq), RTE_RING_SYNC_MT_RTS);
+	cr_assert_eq(rte_ring_get_prod_sync_type(wq), RTE_RING_SYNC_MT_RTS);
+	cr_assert_eq(rte_ring_get_prod_htd_max(wq), rte_ring_get_capacity(wq));
+}
+
 Test(region, scribbling_the_header_changes_nothing_the_daemon_uses)
 {
 	struct hg_region_hdr before = tn.lay;

@@ -157,6 +157,44 @@ Test(steal, only_above_the_threshold_and_only_when_on)
 	cr_assert_eq(hg_recv(b, &m, 0), 1, "threshold 0 takes the last one");
 }
 
+/* What a worker preempted in the middle of a take leaves on a ring: its
+ * slots taken (the consumer head moved past them), the tail not moved. */
+static void
+stall_mid_take(struct rte_ring *r, unsigned n)
+{
+	uint32_t head, next, entries;
+
+	if (r->cons.sync_type == RTE_RING_SYNC_MT_RTS)
+		cr_assert_eq(__rte_ring_rts_move_cons_head(r, n, RTE_RING_QUEUE_FIXED,
+							   &head, &entries), n);
+	else
+		cr_assert_eq(__rte_ring_move_cons_head(r, 0, n, RTE_RING_QUEUE_FIXED,
+						       &head, &next, &entries), n);
+}
+
+/* A thief stopped between taking its half and releasing it (the OS took
+ * its CPU) must not hold the queue's owner: with rte_ring's plain MC the
+ * owner's take spun until the thief ran again, a whole time slice when
+ * both share a CPU (here, for ever: the timeout fails it). */
+Test(steal, a_thief_stopped_mid_take_does_not_hold_the_owner, .timeout = 10)
+{
+	hg_ctx_t *a = open_ctx(0);
+	struct rte_ring *r = a->ring[0][HG_RING_RX];
+	struct hg_msg m[HG_BURST_MAX];
+	uint32_t i;
+
+	for (i = 0; i < 10; i++)
+		deliver(0, i, "a");
+	stall_mid_take(r, 5);
+	cr_assert_eq(hg_recv_burst(a, m, HG_BURST_MAX), 5, "the owner takes the rest");
+	cr_assert_eq(memcmp(m[0].data, "a", 1), 0);
+	cr_assert_eq(rte_ring_free_count(r), rte_ring_get_capacity(r) - 10,
+		     "the stopped thief's slots stay taken until it finishes");
+	__rte_ring_rts_update_tail(&r->rts_cons);
+	cr_assert_eq(rte_ring_free_count(r), rte_ring_get_capacity(r),
+		     "the last taker to finish gives every slot back");
+}
+
 TestSuite(ema, .init = setup, .fini = teardown);
 
 Test(ema, short_requests_only_and_the_quantum_follows)
