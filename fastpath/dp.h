@@ -193,6 +193,8 @@ struct hg_fp_core {
 	uint64_t sched_yields;		/* SCHED batches cut short for
 					 * another tenant's work (sched.c) */
 	uint64_t rx_cuts;		/* ... RX bursts (rx.c) */
+	uint64_t rx_holds;		/* RX bursts stopped at an unfunded
+					 * tenant's frame on its own queue */
 	uint64_t drops[HG_DROP_N];
 	uint32_t sched_rr;		/* next tenant SCHED looks at */
 	uint32_t tx_rr;			/* first tenant TX polls */

@@ -127,6 +127,31 @@ hg_rx_over_budget(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *
 	return core_saturated(c) && (g->full || pend_funded(dp, c, g));
 }
 
+/* The tenant whose own queue q is, while protection is on; -1 for a
+ * shared queue, one nobody used yet, or protection off: what RX's looks
+ * at the others' work (rx.c's cuts and drains) and its holds are about. */
+static inline int
+hg_rxq_own(const struct hg_dp *dp, const struct hg_fp_core *c, const struct hg_rxq *q)
+{
+	return q->tenant >= 0 && hg_protecting(dp) && !hg_rxq_shared(dp, c, q) ?
+	       q->tenant : -1;
+}
+
+/* What RX does with tenant t's datagram still in the link, on a queue
+ * that is tenant own's own (hg_rxq_own, or -1): passes it, or, when the
+ * gate sheds it (hg_rx_over_budget), drops it there, or on t's own queue
+ * stops the burst and leaves it in the queue. A frame already taken from
+ * the link can only be dropped. */
+enum hg_rx_shed { HG_RX_PASS, HG_RX_SHED, HG_RX_HOLD };
+
+static inline enum hg_rx_shed
+hg_rx_shed(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g, int t, int own)
+{
+	if (!hg_rx_over_budget(dp, c, g, t))
+		return HG_RX_PASS;
+	return t == own ? HG_RX_HOLD : HG_RX_SHED;
+}
+
 /* Is a queue whose tenant is out of budget (hg_fp_rx) read on this pass,
  * after the funded tenants' queues gave `got` datagrams? Only when they
  * gave none and, on a saturated core, no funded tenant has TX waiting:

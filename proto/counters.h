@@ -42,6 +42,8 @@
 	  "behind, cut short when another tenant's work arrived") \
 	X(rx_cuts, rx_cuts, "bursts", "RX bursts of a tenant's own queue " \
 	  "cut short when another tenant's work arrived") \
+	X(rx_holds, rx_holds, "bursts", "RX bursts of a tenant's own queue " \
+	  "stopped at its first frame over budget, the rest left in the link") \
 	X(naps, naps, "naps", "waits of an idle core (--idle sleep)") \
 	X(nap_wakes, nap_wakes, "wakes", "naps cut short by an RX interrupt or " \
 	  "a command") \

@@ -96,6 +96,53 @@ Test(rx_gate, an_unfunded_tenant_is_shed_on_a_saturated_core)
 	cr_assert(hg_rx_over_budget(dp, c, &g, FLOOD), "the victim's answers wait");
 }
 
+/* An unfunded tenant's frame on its own queue, while the victim's work
+ * waits, stays in the link: the burst stops there and the queue keeps it
+ * for a pass in which the tenant has budget again. Dropped, as before,
+ * it was a request lost to a client that honoured its credits
+ * (bench/feedback: 75-130 rx_over_budget drops in a 3 s run, each on the
+ * adversary's own queue, read as funded and out of budget by its burst).
+ * On a queue another tenant's frames come through, it is dropped: left
+ * there, it would keep them waiting. */
+Test(rx_gate, an_unfunded_tenant_keeps_its_frames_in_its_own_queue)
+{
+	struct rx_gate g;
+
+	busy_for(5000, 10000);
+	hg_tset_add(&c->pend, VICTIM);
+	g = gate(0);
+	cr_assert_eq(hg_rx_shed(dp, c, &g, FLOOD, FLOOD), HG_RX_HOLD, "its own queue");
+	g = gate(0);
+	cr_assert_eq(hg_rx_shed(dp, c, &g, FLOOD, -1), HG_RX_SHED, "a shared queue");
+	g = gate(0);
+	cr_assert_eq(hg_rx_shed(dp, c, &g, FLOOD, VICTIM), HG_RX_SHED,
+		     "a stray frame on the victim's queue");
+	g = gate(0);
+	cr_assert_eq(hg_rx_shed(dp, c, &g, VICTIM, VICTIM), HG_RX_PASS, "funded");
+	/* nobody funded waits: the flood is served (work conservation) */
+	hg_tset_del(&c->pend, VICTIM);
+	g = gate(0);
+	cr_assert_eq(hg_rx_shed(dp, c, &g, FLOOD, FLOOD), HG_RX_PASS);
+}
+
+/* The queue of a tenant's own, with protection on; never a shared one. */
+Test(rx_gate, a_queue_is_a_tenants_own_only_while_protecting)
+{
+	struct hg_rxq q = { .tenant = FLOOD };
+
+	c->n_rxq = 2;
+	dp->rxq_tenants[q.group] = 1;
+	cr_assert_eq(hg_rxq_own(dp, c, &q), FLOOD);
+	dp->rxq_tenants[q.group] = 2;
+	cr_assert_eq(hg_rxq_own(dp, c, &q), -1, "two tenants' frames come through it");
+	dp->rxq_tenants[q.group] = 1;
+	dp->live.protection = 0;
+	cr_assert_eq(hg_rxq_own(dp, c, &q), -1);
+	dp->live.protection = 1;
+	q.tenant = -1;
+	cr_assert_eq(hg_rxq_own(dp, c, &q), -1, "nobody used it yet");
+}
+
 /* What test_an_unsaturated_core_sheds_nothing caught: two full bursts in
  * a row on a core with time to spare shed a light tenant's datagrams. */
 Test(rx_gate, a_core_with_time_to_spare_sheds_nothing)
