@@ -98,4 +98,21 @@ hg_credit_grant(uint32_t window, uint32_t demand, int64_t pool, int64_t issued,
 	return (uint32_t)(w > HG_CREDIT_MAX_SESSION ? HG_CREDIT_MAX_SESSION : w);
 }
 
+/* The most requests an honest client of a session may have out (admitted,
+ * or still on their way) after a message tells it window w and answers
+ * `answered` of its requests, from the most before (bound): a request it
+ * sent before a smaller window reached it is still on its way, so the
+ * bound falls with the answers, not with the window. It is never below
+ * w: the client may fill what it was told. A request past the bound is
+ * turned away for credits; one within it never is, however far the
+ * window fell meanwhile (a queue held in the link for a tenant out of
+ * budget kept a session's requests away while scans took its credits
+ * back, and each one then arrived past the new window). */
+static inline uint32_t
+hg_credit_bound(uint32_t bound, uint32_t w, uint32_t answered)
+{
+	bound = bound > answered ? bound - answered : 0;
+	return bound > w ? bound : w;
+}
+
 #endif /* HG_FASTPATH_CREDIT_RULES_H */

@@ -98,6 +98,18 @@ set_window(struct hg_sessions *ss, struct hg_session *s, uint32_t w)
 	s->window = (uint16_t)w;
 }
 
+/* Tells the session's client window w, in a message that answers
+ * `answered` of its requests: the window, and how far past it requests it
+ * sent before hearing may still come (hg_credit_bound). */
+static void
+tell(struct hg_sessions *ss, struct hg_session *s, uint32_t w, uint32_t answered)
+{
+	uint32_t bound = hg_credit_bound((uint32_t)s->window + s->grace, w, answered);
+
+	set_window(ss, s, w);
+	s->grace = (uint16_t)(bound - w);
+}
+
 /* The tenant's pool as this core's share, and whether it is overloaded. */
 static int64_t
 pool_share(const struct hg_dp *dp, int t)
@@ -176,13 +188,13 @@ hg_rpc_admit(struct hg_dp *dp, struct hg_fp_core *c, int t, uint8_t *f,
 			/* AQM: it would wait past D_drop; the client hears
 			 * credits 0 at once instead */
 			ft->drops[HG_TDROP_OVERLOAD]++;
-			set_window(ss, s, 0);
-		} else if (s->outstanding >= s->window) {
+			tell(ss, s, 0, 1);
+		} else if (s->outstanding >= (uint32_t)s->window + s->grace) {
 			/* the reject says credits 0, so the session holds 0
 			 * here too: a window the client no longer believes in
 			 * would stay counted as issued and never be used */
 			ft->drops[HG_TDROP_NO_CREDIT]++;
-			set_window(ss, s, 0);
+			tell(ss, s, 0, 1);
 		} else {
 			s->outstanding++;
 			*sp = s;
@@ -219,7 +231,7 @@ hg_rpc_response(struct hg_dp *dp, struct hg_fp_core *c, int t, uint8_t *payload,
 		w = hg_credit_grant(s->window, s->demand, pool_share(dp, t),
 				    ss->issued[t], ss->count[t],
 				    overloaded(dp, t) || ss->drained[t] > 0);
-		set_window(ss, s, w);
+		tell(ss, s, w, 1);
 	}
 	h->flags = HG_RPC_RESPONSE;
 	h->credits = rte_cpu_to_be_16((uint16_t)w);
@@ -316,7 +328,7 @@ scan_one(struct hg_dp *dp, struct hg_fp_core *c, uint32_t pos, uint64_t now,
 	}
 	share = pool_share(dp, t);
 	if (s->window > 0 && ss->issued[t] > share) {
-		set_window(ss, s, s->window - 1u);
+		tell(ss, s, s->window - 1u, 0);
 		return send_update(dp, c, s, s->window) == 0 ? SCAN_SENT : SCAN_NONE;
 	}
 	/* past D_drop, RX turns every request away as overload whatever
@@ -326,7 +338,7 @@ scan_one(struct hg_dp *dp, struct hg_fp_core *c, uint32_t pos, uint64_t now,
 	 * measures D_m waited for a CPU). Its queue is still past D_drop,
 	 * so waiting for the measure to fall cannot let it run dry. */
 	if (s->window == 0 && ss->issued[t] < share && !past_drop(dp, t)) {
-		set_window(ss, s, 1);
+		tell(ss, s, 1, 0);
 		send_update(dp, c, s, s->window);
 		return SCAN_GRANTED;
 	}

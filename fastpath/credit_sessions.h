@@ -32,6 +32,8 @@ struct hg_session {
 	uint16_t port;		/* peer port, network order */
 	uint16_t local_port;	/* tenant port it talks to, network order */
 	uint16_t window;	/* credits granted: requests it may have out */
+	uint16_t grace;		/* ... and more, sent before it heard of a
+				 * smaller window (hg_credit_bound) */
 	uint16_t outstanding;	/* admitted, not yet answered */
 	uint16_t demand;	/* queued at the client, as it last said */
 	uint16_t tenant;

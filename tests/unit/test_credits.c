@@ -104,3 +104,66 @@ Test(credits, out_of_budget_counts_as_delay_above_the_target)
 	cr_assert_eq(cut, pool);
 	cr_assert_lt(deep, cut);
 }
+
+/* A session as credit_sessions.c keeps it: the window, and how far past it
+ * the client's requests may still come (the bound less the window). */
+struct sess {
+	uint32_t window, bound, outstanding;
+};
+
+static void
+tell(struct sess *s, uint32_t w, uint32_t answered)
+{
+	s->bound = hg_credit_bound(s->bound, w, answered);
+	s->window = w;
+}
+
+static int
+admit(struct sess *s)
+{
+	if (s->outstanding >= s->bound)
+		return 0;
+	s->outstanding++;
+	return 1;
+}
+
+/* What bench/feedback's held queue did: a client sent all three requests
+ * its window allowed; they waited in the link while scans took two of its
+ * credits back. Each arrived past the new window, and the last was turned
+ * away as no_credit, leaving the session drained. Requests sent before
+ * the client heard are within its bound; one past it still is not. */
+Test(grant, requests_sent_before_a_smaller_window_arrived_are_admitted)
+{
+	struct sess s = { .window = 3, .bound = 3 };
+
+	tell(&s, 2, 0);
+	tell(&s, 1, 0);
+	cr_assert_eq(s.bound, 3, "revokes answer nothing: three may still come");
+	cr_assert(admit(&s) && admit(&s) && admit(&s));
+	cr_assert(!admit(&s), "a fourth is past what it was ever told");
+	/* each answer tells it 1 and takes one off what may still come */
+	s.outstanding--;
+	tell(&s, 1, 1);
+	cr_assert_eq(s.bound, 2);
+	s.outstanding--;
+	tell(&s, 1, 1);
+	cr_assert_eq(s.bound, 1, "down to the window once it has heard");
+	cr_assert(!admit(&s), "one out, window 1");
+}
+
+Test(grant, a_grant_cut_by_more_than_one_lets_the_requests_in_flight_land)
+{
+	/* nine out, one of them here yet */
+	struct sess s = { .window = 9, .bound = 9, .outstanding = 1 };
+	uint32_t i;
+
+	/* its share fell: the answer cuts it to 5 (see above) */
+	s.outstanding--;
+	tell(&s, hg_credit_grant(9, 50, 40, 10, 8, 0), 1);
+	cr_assert_eq(s.window, 5);
+	for (i = 0; i < 8; i++)
+		cr_assert(admit(&s), "request %u of the eight on their way", i);
+	cr_assert(!admit(&s));
+	cr_assert_eq(hg_credit_bound(8, 5, 3), 5, "never below the window");
+	cr_assert_eq(hg_credit_bound(2, 0, 5), 0, "nor below nothing");
+}
