@@ -32,6 +32,7 @@
 #include <sys/epoll.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -92,6 +93,7 @@ struct load {
 	unsigned flows, size;
 	long timeout_ms;
 	unsigned long seed;
+	uint32_t sess_base;	/* this run's session ids: sess_base ^ flow */
 	int json;
 	int rpc, credits;	/* RPC header; obey credits */
 	int kv;			/* hg-kv requests (proto/hg_kv.h) */
@@ -358,7 +360,7 @@ transmit(struct load *l, unsigned f, const uint8_t *payload, size_t len)
 static uint32_t
 session_id(const struct load *l, unsigned f)
 {
-	return (uint32_t)(l->seed << 16) ^ f;
+	return l->sess_base ^ f;
 }
 
 /* The key a kv request names: spread over the keys by the sequence
@@ -692,22 +694,29 @@ static void
 take_rpc(struct load *l, const uint8_t *buf, ssize_t n, uint64_t now)
 {
 	const struct hg_rpc_hdr *h = (const void *)buf;
-	unsigned f = ntohl(h->session) ^ (uint32_t)(l->seed << 16);
+	unsigned f = ntohl(h->session) ^ l->sess_base;
 	uint64_t seq = be64toh(h->req_id);
 	struct flow *fl;
 	uint8_t expect = R_SENT;
 
-	if (n < (ssize_t)HG_RPC_HDR_LEN || ntohs(h->magic) != HG_RPC_MAGIC ||
-	    f >= l->flows) {
+	if (n < (ssize_t)HG_RPC_HDR_LEN || ntohs(h->magic) != HG_RPC_MAGIC) {
+		l->invalid++;
+		return;
+	}
+	if (h->flags & HG_RPC_CREDIT) {
+		/* one to a session of an earlier run on this address (the
+		 * daemon keeps it until it idles out) changes nothing here */
+		if (f < l->flows)
+			atomic_store(&l->fl[f].window, ntohs(h->credits));
+		atomic_fetch_add(&l->credit_msgs, 1);
+		return;
+	}
+	if (f >= l->flows) {
 		l->invalid++;
 		return;
 	}
 	fl = &l->fl[f];
 	atomic_store(&fl->window, ntohs(h->credits));
-	if (h->flags & HG_RPC_CREDIT) {
-		atomic_fetch_add(&l->credit_msgs, 1);
-		return;
-	}
 	if (seq >= atomic_load_explicit(&l->sent, memory_order_acquire)) {
 		l->invalid++;
 		return;
@@ -1383,6 +1392,13 @@ prepare(struct load *l)
 	l->fl = calloc(l->flows, sizeof(*l->fl));
 	if (l->req == NULL || l->fl == NULL)
 		die("out of memory");
+	/* Fresh session ids for every run, whatever --seed says: a daemon
+	 * keeps a session a while after its client left, and a new run
+	 * that reused the ids would inherit its requests still out (their
+	 * credits) and be turned away for them. */
+	if (getrandom(&l->sess_base, sizeof(l->sess_base), 0) != sizeof(l->sess_base))
+		die("getrandom: %s", strerror(errno));
+	l->sess_base = (l->sess_base | 0x10000u) & ~0xffffu;
 	for (unsigned f = 0; f < l->flows; f++) {
 		atomic_store(&l->fl[f].window, 1);	/* a new session's credit */
 		pthread_mutex_init(&l->fl[f].lock, NULL);

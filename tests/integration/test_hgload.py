@@ -1,8 +1,9 @@
 """hgload against hg-echo: the JSON it promises, per request type."""
 import json
 import os
+import signal
 
-from hg import BIN, DAEMON_IP
+from hg import BIN, DAEMON_IP, freeze, wait_for
 
 
 def hgload(net, *args, check=True):
@@ -48,6 +49,37 @@ def test_two_loads_at_once_are_reported_apart(link, cleanup):
         assert r["received"] == r["sent"] and r["lost"] == 0 and r["invalid"] == 0, r
     ta, tb = daemon.tenant_stats("la")["total"], daemon.tenant_stats("lb")["total"]
     assert ta["rx"]["packets"] == a["sent"] and tb["rx"]["packets"] == b["sent"]
+
+
+def test_a_new_run_does_not_inherit_an_earlier_runs_sessions(link, cleanup):
+    """A run's RPC sessions are its own: over memif every run has the same
+    address and ports, and with session ids from --seed a run took over
+    the daemon's sessions of the last one, whose requests still out (here
+    the app is frozen) counted against its credits, and each of its first
+    requests was turned away as no_credit."""
+    daemon = link.daemon
+    daemon.hgctl("tenant", "add", "rerun", "--ports", "7980-7980", "--rpc-ports", "7980-7980",
+                 "--dt-us", "500000", "--ddrop-us", "1000000")
+    echo = daemon.echo("rerun", 7980)
+    cleanup.append(echo)
+    sessions = lambda: daemon.tenant_stats("rerun")["credits"]["sessions"]   # noqa: E731
+    no_credit = lambda: daemon.tenant_stats("rerun")["cores"][0]["drops"].get(  # noqa: E731
+        "rpc_reject_no_credit", 0)
+    freeze(echo.proc)
+    try:
+        first = link.hgload(7980, "--credits", "--rate", "40", "--duration", "0.2",
+                            "--flows", "4", "--timeout-ms", "100", "--json")
+        out = json.loads(first.communicate(timeout=60)[0])
+        assert out["received"] == 0, "the app is frozen"
+        assert sessions() == 4
+        second = link.hgload(7980, "--credits", "--rate", "40", "--duration", "1",
+                             "--flows", "4", "--json")
+        assert wait_for(lambda: sessions() == 8 or no_credit() > 0, timeout=20)
+    finally:
+        echo.proc.send_signal(signal.SIGCONT)
+    out = json.loads(second.communicate(timeout=60)[0])
+    assert no_credit() == 0
+    assert out["rejected"] == 0 and out["lost"] == 0 and out["received"] == out["sent"], out
 
 
 def test_bad_arguments_are_one_line(net):
