@@ -127,6 +127,23 @@ overloaded(const struct hg_dp *dp, int t)
 	       hg_view(dp, (unsigned)t)->dt_tsc;
 }
 
+/* Is tenant t below its budget-mark here, on a saturated core with
+ * protection on? Then an answer hands its session no credit and takes
+ * one back, as when the pool is all issued: the slow path's cut of the
+ * pool (credit_pool.c) comes one update later, and on a shared queue the
+ * tenant's datagrams were shed at RX in between (bench/feedback). The
+ * bank is this core's: the answer is. */
+static int
+budget_out(const struct hg_dp *dp, struct hg_fp_core *c, int t)
+{
+	const struct hg_tenant_view *v = hg_view(dp, (unsigned)t);
+
+	if (v->budget_mark < 0 || !hg_protecting(dp) || !hg_core_saturated(c, c->now))
+		return 0;
+	return hg_topup_left(dp, c, (unsigned)t) * HG_MARK_ONE <
+	       (int64_t)v->budget_mark * (int64_t)hg_tenant_cap(dp, (unsigned)t, v);
+}
+
 /* Would a request of tenant t wait past D_drop (Breakwater's AQM)? */
 static int
 past_drop(const struct hg_dp *dp, int t)
@@ -228,9 +245,12 @@ hg_rpc_response(struct hg_dp *dp, struct hg_fp_core *c, int t, uint8_t *payload,
 		if (s->outstanding > 0)
 			s->outstanding--;
 		s->last_tsc = rte_rdtsc();
-		w = hg_credit_grant(s->window, s->demand, pool_share(dp, t),
+		int out = budget_out(dp, c, t);
+
+		w = hg_credit_grant(s->window, s->demand, out ? 0 : pool_share(dp, t),
 				    ss->issued[t], ss->count[t],
 				    overloaded(dp, t) || ss->drained[t] > 0);
+		c->t[t].budget_answers += (uint64_t)out;
 		tell(ss, s, w, 1);
 	}
 	h->flags = HG_RPC_RESPONSE;

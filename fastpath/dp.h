@@ -121,6 +121,8 @@ struct hg_fp_tenant {
 	uint64_t credit_updates;	/* explicit credit messages sent */
 	uint64_t sessions_trimmed;	/* past a lowered max-sessions */
 	uint64_t credits_granted;	/* ... and responses' credits: the sum */
+	uint64_t budget_answers;	/* answers that took a credit back for
+					 * the budget (credit_sessions.c) */
 	uint64_t doorbells;		/* armed workers woken */
 	uint64_t doorbell_cycles;	/* ... their cost, part of RX cycles */
 	uint64_t drop_cycles;		/* RX cycles of rx_over_budget drops */

@@ -40,6 +40,9 @@ enum hg_tenant_state { HG_TENANT_FREE, HG_TENANT_ACTIVE, HG_TENANT_DYING };
  * computed from it (budget.h), the fast path splits slack by it. */
 #define HG_WEIGHT_ONE 100u
 
+/* budget-mark as the cores hold it, a fraction in 1/65536ths */
+#define HG_MARK_ONE 65536
+
 /* The contexts an app's bound ports steer to. */
 struct hg_app_route {
 	uint32_t n_ctx;
@@ -72,6 +75,9 @@ struct hg_tenant_view {
 	uint64_t dt_tsc;	/* D_t */
 	uint64_t ddrop_tsc;	/* D_drop */
 	uint32_t sess_quota;	/* sessions per core */
+	int32_t budget_mark;	/* credits follow the budget on every answer
+				 * too: below this part of its cap, in
+				 * 1/HG_MARK_ONE (budget-mark); -1: off */
 	uint16_t rpc_lo, rpc_hi;	/* RPC ports, host order, 0-0: none */
 	struct hg_ctx_map map;
 };

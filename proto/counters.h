@@ -64,7 +64,10 @@
 	X(credits_granted, credits_granted, "credits", "credits sent to RPC " \
 	  "sessions, in responses and updates") \
 	X(sessions_trimmed, sessions_trimmed, "sessions", "RPC sessions evicted " \
-	  "past a lowered max-sessions")
+	  "past a lowered max-sessions") \
+	X(budget_answers, budget_answer_cuts, "answers", "RPC answers that " \
+	  "granted no credit and took one back: the tenant below its " \
+	  "budget-mark on a saturated core")
 
 /* Scope control: struct hg_ctl_counters, the control sockets, written by
  * the slow path. */

@@ -84,6 +84,8 @@ fill_view(const struct hg_registry *reg, const struct hg_tenant_sp *t,
 		.dt_tsc = (uint64_t)c->credit.dt_us * reg->tsc_us,
 		.ddrop_tsc = (uint64_t)c->credit.ddrop_us * reg->tsc_us,
 		.sess_quota = c->max_sessions,
+		.budget_mark = c->credit.budget_feedback ?
+			       (int32_t)(c->credit.budget_mark * HG_MARK_ONE) : -1,
 		.rpc_lo = (uint16_t)c->credit.rpc_lo, .rpc_hi = (uint16_t)c->credit.rpc_hi,
 		.map = t->map,
 	};

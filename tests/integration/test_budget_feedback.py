@@ -53,17 +53,25 @@ def credits(d, name):
     return d.tenant_stats(name)["credits"]
 
 
+def answer_cuts(d, name):
+    return d.tenant_stats(name)["total"]["budget_answer_cuts"]
+
+
 def test_an_out_of_budget_tenants_grants_fall_and_a_funded_neighbours_do_not(two):
     d = two
     d.hgctl("tenant", "set", "a", "--budget-feedback", "off")
     flood(d)
     off = credits(d, "a")
     assert off["withheld_budget"] == 0 and off["budget_cuts"] == 0, off
+    assert answer_cuts(d, "a") == 0, "no answer takes a credit back for the budget"
     d.hgctl("tenant", "set", "a", "--budget-feedback", "on")
     rep = flood(d)
     on, v = credits(d, "a"), credits(d, "v")
     # the adversary's pool was cut for its budget, beyond its delay's cuts
     assert on["budget_cuts"] > 0 and on["withheld_budget"] > 0, (on, d.tenant_stats("a"))
+    # ... and the cores took credits back on its answers in between
+    assert answer_cuts(d, "a") > 0, d.tenant_stats("a")
+    assert answer_cuts(d, "v") == 0, d.tenant_stats("v")
     # the victim was funded throughout: nothing withheld for its budget,
     # its sessions kept their credits, and its load was answered
     assert v["withheld_budget"] == 0 and v["budget_cuts"] == 0, v
