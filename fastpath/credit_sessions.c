@@ -242,11 +242,11 @@ hg_rpc_response(struct hg_dp *dp, struct hg_fp_core *c, int t, uint8_t *payload,
 		return;		/* not an RPC reply: sent as the app wrote it */
 	s = lookup(ss, t, peer_ip, peer_port, rte_be_to_cpu_32(h->session));
 	if (s != NULL) {
+		int out = budget_out(dp, c, t);
+
 		if (s->outstanding > 0)
 			s->outstanding--;
 		s->last_tsc = rte_rdtsc();
-		int out = budget_out(dp, c, t);
-
 		w = hg_credit_grant(s->window, s->demand, out ? 0 : pool_share(dp, t),
 				    ss->issued[t], ss->count[t],
 				    overloaded(dp, t) || ss->drained[t] > 0);

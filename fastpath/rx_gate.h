@@ -138,10 +138,10 @@ hg_rxq_own(const struct hg_dp *dp, const struct hg_fp_core *c, const struct hg_r
 }
 
 /* What RX does with tenant t's datagram still in the link, on a queue
- * that is tenant own's own (hg_rxq_own, or -1): passes it, or, when the
- * gate sheds it (hg_rx_over_budget), drops it there, or on t's own queue
- * stops the burst and leaves it in the queue. A frame already taken from
- * the link can only be dropped. */
+ * that is the own queue of tenant `own` (hg_rxq_own; -1: nobody's):
+ * passes it, or, when the gate sheds it (hg_rx_over_budget), drops it
+ * there, or on t's own queue stops the burst and leaves it in the queue.
+ * A frame already taken from the link can only be dropped. */
 enum hg_rx_shed { HG_RX_PASS, HG_RX_SHED, HG_RX_HOLD };
 
 static inline enum hg_rx_shed

@@ -160,7 +160,7 @@ hg_recv_burst(hg_ctx_t *c, struct hg_msg *m, unsigned n)
 	for (i = 0; i < app->n_cores && got < n; i++) {
 		core = (w->rx_next + i) % app->n_cores;
 		k = rte_ring_mc_rts_dequeue_burst_elem(w->ring[core][HG_RING_RX], d,
-						   sizeof(d[0]), n - got, NULL);
+						       sizeof(d[0]), n - got, NULL);
 		for (unsigned j = 0; j < k; j++)
 			got += hg_desc_to_msg(app, &d[j], &m[got]);
 		if (k > 0)
