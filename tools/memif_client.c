@@ -280,6 +280,23 @@ hg_mc_close(struct hg_mc *mc)
 	mc->sock = -1;
 }
 
+/* Does slot s of q point at its own buffer (hg_mc_ring.own)? */
+static inline int
+own_is(const struct hg_mc_ring *q, unsigned s)
+{
+	return (int)(q->own[s / 64] >> (s % 64) & 1);
+}
+
+/* Marks slot s of q as pointing at its own buffer (on) or not. */
+static inline void
+own_mark(struct hg_mc_ring *q, unsigned s, int on)
+{
+	if (own_is(q, s) == on)
+		return;
+	q->own[s / 64] ^= 1ull << (s % 64);
+	q->n_own = on ? q->n_own + 1 : q->n_own - 1;
+}
+
 void
 hg_mc_publish(struct hg_mc *mc, unsigned i, const uint16_t *len, unsigned n)
 {
@@ -292,10 +309,7 @@ hg_mc_publish(struct hg_mc *mc, unsigned i, const uint16_t *len, unsigned n)
 		/* the slot's own buffer: a replay may have pointed it away */
 		q->r->desc[s] = (struct hg_memif_desc){
 			.length = len[k], .offset = q->buf0 + (uint32_t)s * mc->bsize };
-		if (!(q->own[s / 64] >> (s % 64) & 1)) {
-			q->own[s / 64] |= 1ull << (s % 64);
-			q->n_own++;
-		}
+		own_mark(q, s, 1);
 	}
 	q->head = (uint16_t)(q->head + n);
 	__atomic_store_n(&q->r->head, q->head, __ATOMIC_RELEASE);
@@ -308,10 +322,7 @@ point(struct hg_mc_ring *q, uint16_t slot, const uint32_t *off, const uint16_t *
 	unsigned f = slot % nf, s = slot & q->mask;
 
 	q->r->desc[s] = (struct hg_memif_desc){ .length = len[f], .offset = extra + off[f] };
-	if (q->own[s / 64] >> (s % 64) & 1) {
-		q->own[s / 64] &= ~(1ull << (s % 64));
-		q->n_own--;
-	}
+	own_mark(q, s, 0);
 }
 
 /* Points back at the replay's frames the next room slots of q that
@@ -334,7 +345,7 @@ point_own(struct hg_mc_ring *q, unsigned room, const uint32_t *off, const uint16
 			k += 64;
 			continue;
 		}
-		if (q->own[s / 64] >> (s % 64) & 1)
+		if (own_is(q, s))
 			point(q, slot, off, len, nf, extra);
 		k++;
 	}
