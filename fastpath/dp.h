@@ -126,6 +126,9 @@ struct hg_fp_tenant {
 	uint64_t doorbells;		/* armed workers woken */
 	uint64_t doorbell_cycles;	/* ... their cost, part of RX cycles */
 	uint64_t drop_cycles;		/* RX cycles of rx_over_budget drops */
+	uint64_t drain_cycles;		/* RX cycles of drops on a shared
+					 * queue that backed up, billed to
+					 * no budget (hg_rx_drain) */
 	uint64_t burst;			/* RX burst this tenant was last seen in */
 	uint32_t burst_funded;		/* ... and whether it had budget then */
 	uint32_t tx_idle;		/* empty TX polls since it was hot */
@@ -208,6 +211,11 @@ struct hg_fp_core {
 	int32_t rx_last_t;		/* tenant of the last datagram RX billed */
 	uint64_t rx_mixed;		/* TSC when RX last went from one
 					 * tenant's datagrams to another's */
+	uint64_t rx_backlog;		/* ... when a burst last came back
+					 * full from a queue of several
+					 * tenants that were mixing */
+	uint64_t slack_held;		/* SCHED passes that served no slack
+					 * while that queue backed up */
 	uint64_t now;			/* TSC at the start of this pass */
 	uint64_t tsc_us;		/* TSC ticks per microsecond */
 	uint64_t last_empty;		/* ... of the last pass that found

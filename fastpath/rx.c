@@ -63,7 +63,7 @@ rx_drop(struct hg_fp_tenant *ft, struct hg_session *s,
 static int
 deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 	struct hg_parsed *p, uint64_t now, struct rx_gate *g, uint32_t *reply_len,
-	int *learn, int *shed)
+	int *learn, enum hg_rx_fate *fate)
 {
 	uint32_t e = __atomic_load_n(&dp->port_map[rte_be_to_cpu_16(p->dst_port)],
 				     __ATOMIC_ACQUIRE);
@@ -84,7 +84,7 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 	*learn = app >= 0;
 	if (hg_rx_over_budget(dp, c, g, t)) {
 		ft->drops[HG_TDROP_OVER_BUDGET]++;
-		*shed = 1;
+		*fate = HG_FATE_SHED;
 		/* on an XDP link, its next ones are dropped in the driver */
 		hg_xdp_mark(dp, c, g->rxq, (unsigned)t);
 		return t;
@@ -107,6 +107,7 @@ deliver(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *frame,
 	 * behind, and the work would be thrown away */
 	if (rte_ring_full(tn->ring[ctx][c->idx][HG_RING_RX])) {
 		rx_drop(ft, s, HG_TDROP_RING_FULL);
+		*fate = HG_FATE_FULL;
 		hg_xdp_mark_full(dp, c, g->rxq, (unsigned)t);
 		return t;
 	}
@@ -151,16 +152,16 @@ neigh_check(struct hg_dp *dp, struct hg_fp_core *c, uint32_t ip,
 	out[(*n_out)++] = m;
 }
 
-/* Handles one frame. Returns the tenant it worked for or -1 (*shed: the
- * frame was an over-budget drop); frames to be answered (ARP, ICMP, RPC
- * rejects, a neighbour check) are rewritten in place or built and added
- * to out, at most two per frame. Neighbours are
+/* Handles one frame. Returns the tenant it worked for or -1 (*fate: what
+ * became of its datagram); frames to be answered (ARP, ICMP, RPC rejects,
+ * a neighbour check) are rewritten in place or built and added to out, at
+ * most two per frame. Neighbours are
  * learned as dp.h's rule says: from ARP replies we asked for,
  * and from datagrams to a bound port only where we know no MAC yet. */
 static int
 rx_one(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf *m,
        struct rte_mbuf **out, unsigned *n_out, uint64_t now, struct rx_gate *g,
-       int *shed)
+       enum hg_rx_fate *fate)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	struct hg_parsed p;
@@ -193,7 +194,7 @@ rx_one(struct hg_dp *dp, struct hg_fp_core *c, struct rte_mbuf *m,
 		out[(*n_out)++] = m;
 		return -1;
 	case HG_PKT_UDP:
-		t = deliver(dp, c, f, &p, now, g, &reply, &learn, shed);
+		t = deliver(dp, c, f, &p, now, g, &reply, &learn, fate);
 		if (learn && hg_neigh_learn(dp, p.src_ip, &p.src_mac, now) ==
 				     HG_NEIGH_CHECK)
 			neigh_check(dp, c, p.src_ip, out, n_out);
@@ -247,34 +248,6 @@ hg_fp_bells(struct hg_dp *dp, struct hg_fp_core *c)
 	return rung;
 }
 
-/* One datagram's RX cost, known once it is done: billed to a funded
- * tenant's budget; a shed datagram's to its debt, within one quantum
- * (budget.h), so shedding a flood is paid by the flood. */
-static void
-rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
-	unsigned t, uint64_t cycles, uint64_t nic, int shed)
-{
-	struct hg_fp_tenant *ft = &c->t[t];
-	int billed = g->protect && hg_burst_funded(dp, c, t);
-
-	hg_charge(ft, HG_PT_RX, cycles, 1, billed);
-	ft->unfunded[HG_PT_RX] += g->protect && !billed;
-	g->funded_seen |= billed;
-	if ((int32_t)t != c->rx_last_t) {
-		c->rx_last_t = (int32_t)t;
-		c->rx_mixed = c->now;
-	}
-	if (g->protect && !billed)
-		g->unfunded = (int)t;
-	g->last = (int)t;
-	ft->nic_cycles[HG_PT_RX] += nic;
-	if (shed) {
-		ft->drop_cycles += cycles;
-		hg_budget_charge_debt(&ft->bud, cycles, hg_view(dp, t)->quantum);
-	}
-	hg_touch(c, t);
-}
-
 /* What a peek at a frame in place needs (rx_peek). */
 struct rx_peek {
 	struct hg_dp *dp;
@@ -326,7 +299,8 @@ rx_hold(struct rx_peek *pk, unsigned t, uint64_t t0)
 {
 	uint64_t t1 = rte_rdtsc();
 
-	rx_bill(pk->dp, pk->c, pk->g, t, hg_bounded(pk->dp, pk->c, t, t1 - t0, t1), 0, 1);
+	hg_rx_bill(pk->dp, pk->c, pk->g, t, hg_bounded(pk->dp, pk->c, t, t1 - t0, t1), 0,
+		   HG_FATE_HELD);
 	pk->cycles += t1 - t0;
 	pk->c->rx_holds++;
 	return HG_MIF_STOP;
@@ -394,8 +368,8 @@ rx_peek(void *arg, const uint8_t *f, uint32_t len)
 	}
 	c->t[t].drops[why]++;
 	t1 = rte_rdtsc();
-	rx_bill(dp, c, pk->g, (unsigned)t, hg_bounded(dp, c, (unsigned)t, t1 - t0, t1), 0,
-		why == HG_TDROP_OVER_BUDGET);
+	hg_rx_bill(dp, c, pk->g, (unsigned)t, hg_bounded(dp, c, (unsigned)t, t1 - t0, t1), 0,
+		   why == HG_TDROP_OVER_BUDGET ? HG_FATE_SHED : HG_FATE_FULL);
 	pk->cycles += t1 - t0;
 	pk->dropped++;
 	return HG_MIF_DROP;
@@ -443,7 +417,8 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q, unsigned max)
 	unsigned i, n, n_rep = 0, rep0;
 	struct rx_gate g;
 	struct rx_peek pk = { .dp = dp, .c = c, .g = &g, .own = -1 };
-	int tenant, shed;
+	enum hg_rx_fate fate;
+	int tenant;
 	uint16_t seen;
 
 	gate_open(dp, c, q, &g, t0);
@@ -458,6 +433,7 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q, unsigned max)
 	q->pkts += seen;
 	q->was_full = seen == max;
 	g.full &= seen == max;
+	hg_rx_note_backlog(dp, c, q, t);
 	if (n == 0) {
 		c->unattributed += t - t0 - pk.cycles;
 		rxq_mark(q, &g);
@@ -468,13 +444,14 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q, unsigned max)
 	for (i = 0; i < n; i++) {
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-		shed = 0;
+		fate = HG_FATE_KEPT;
 		rep0 = n_rep;
-		tenant = rx_one(dp, c, pkts[i], replies, &n_rep, t, &g, &shed);
+		tenant = rx_one(dp, c, pkts[i], replies, &n_rep, t, &g, &fate);
 		now = rte_rdtsc();
 		if (tenant >= 0)
-			rx_bill(dp, c, &g, (unsigned)tenant,
-				hg_bounded(dp, c, (unsigned)tenant, now - t + share, now), share, shed);
+			hg_rx_bill(dp, c, &g, (unsigned)tenant,
+				   hg_bounded(dp, c, (unsigned)tenant, now - t + share, now),
+				   share, fate);
 		else
 			c->unattributed += now - t + share;
 		/* a reply to a tenant's datagram (an RPC reject) is its own */

@@ -43,6 +43,19 @@ struct rx_gate {
  * likely a client's batch of 32, or what arrived during a nap. */
 #define HG_RX_MIXED_US 1000u
 
+/* A burst that came back full from a queue that several tenants'
+ * datagrams were arriving on, mixed (HG_RX_MIXED_US): the queue is
+ * backing up, and whatever else the core does now, a funded tenant's
+ * datagram somewhere in it waits for (SCHED's slack, sched_pick.h). */
+static inline void
+hg_rx_note_backlog(const struct hg_dp *dp, struct hg_fp_core *c, const struct hg_rxq *q,
+		   uint64_t now)
+{
+	if (q->was_full && hg_rxq_shared(dp, c, q) &&
+	    now - c->rx_mixed < c->tsc_us * HG_RX_MIXED_US)
+		c->rx_backlog = now;
+}
+
 /* Is shedding for budget on: rx-overbudget drop, and more than one tenant
  * (a lone tenant delays nobody)? */
 static inline int
@@ -125,6 +138,57 @@ hg_rx_over_budget(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *
 	 * it had time for (test_an_unsaturated_core_sheds_nothing shed a
 	 * light tenant's on two full bursts in a row at 40% busy) */
 	return core_saturated(c) && (g->full || pend_funded(dp, c, g));
+}
+
+/* What became of a datagram, where its bill depends on it (hg_rx_bill):
+ * taken on, shed for its tenant's budget, dropped at its app's full ring,
+ * or left in its tenant's own queue. */
+enum hg_rx_fate { HG_FATE_KEPT, HG_FATE_SHED, HG_FATE_FULL, HG_FATE_HELD };
+
+/* Is a datagram's RX cost the drain's, billed to no budget? A drop (shed,
+ * or at its app's full ring) on a shared queue that backs up (g->full)
+ * is the drain every tenant on that queue waits for, and the core carries
+ * it as it carries the link's own cost per frame. Billed to the flood,
+ * it took all of the flood's budget (30 M drops a second at ~30 cycles),
+ * and the flood's tenant, held to its budget while the queue backs up
+ * (hg_slack_held), answered 5% of what it answered unprotected
+ * (bench/isolation, shared queue, 1400 B). */
+static inline int
+hg_rx_drain(const struct rx_gate *g, enum hg_rx_fate f)
+{
+	return g->full && (f == HG_FATE_SHED || f == HG_FATE_FULL);
+}
+
+/* One datagram's RX cost, known once it is done: billed to a funded
+ * tenant's budget, unless it is the drain's (hg_rx_drain); a shed or
+ * held datagram's to its tenant's debt, within one quantum (budget.h), so
+ * that a flood shed anywhere else pays for its shedding. */
+static inline void
+hg_rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
+	   unsigned t, uint64_t cycles, uint64_t nic, enum hg_rx_fate f)
+{
+	struct hg_fp_tenant *ft = &c->t[t];
+	int funded = g->protect && hg_burst_funded(dp, c, t);
+	int drain = hg_rx_drain(g, f), shed = f == HG_FATE_SHED || f == HG_FATE_HELD;
+
+	hg_charge(ft, HG_PT_RX, cycles, 1, funded && !drain);
+	ft->unfunded[HG_PT_RX] += g->protect && !funded;
+	g->funded_seen |= funded;
+	if ((int32_t)t != c->rx_last_t) {
+		c->rx_last_t = (int32_t)t;
+		c->rx_mixed = c->now;
+	}
+	if (g->protect && !funded)
+		g->unfunded = (int)t;
+	g->last = (int)t;
+	ft->nic_cycles[HG_PT_RX] += nic;
+	if (shed)
+		ft->drop_cycles += cycles;
+	if (drain)
+		ft->drain_cycles += cycles;
+	else if (shed)
+		hg_budget_charge_debt(&ft->bud, cycles, hg_view(dp, t)->quantum);
+	hg_touch(c, t);
 }
 
 /* The tenant whose own queue q is, while protection is on; -1 for a

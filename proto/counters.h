@@ -48,7 +48,9 @@
 	X(nap_wakes, nap_wakes, "wakes", "naps cut short by an RX interrupt or " \
 	  "a command") \
 	X(xdp_marks, xdp_marks, "marks", "tenants marked shed in the XDP " \
-	  "program of a net_af_xdp link")
+	  "program of a net_af_xdp link") \
+	X(slack_held, slack_held, "passes", "SCHED passes that served no " \
+	  "unfunded tenant while a shared RX queue backed up")
 
 /* Scope tenant: struct hg_fp_tenant, per tenant and core, written by that
  * core; stats give each core's and the sum. */
@@ -59,6 +61,9 @@
 	  "part of RX's cycles") \
 	X(drop_cycles, over_budget_drop_cycles, "cycles", "RX's cycles spent on " \
 	  "rx_over_budget drops") \
+	X(drain_cycles, drain_cycles, "cycles", "RX's cycles spent on its " \
+	  "datagrams dropped while a shared queue backed up: the drain's, " \
+	  "billed to no budget") \
 	X(credit_updates, credit_updates, "messages", "explicit credit updates " \
 	  "sent to RPC sessions") \
 	X(credits_granted, credits_granted, "credits", "credits sent to RPC " \

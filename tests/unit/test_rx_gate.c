@@ -143,6 +143,64 @@ Test(rx_gate, a_queue_is_a_tenants_own_only_while_protecting)
 	cr_assert_eq(hg_rxq_own(dp, c, &q), -1, "nobody used it yet");
 }
 
+/* A queue backs up (hg_rx_note_backlog) when a burst comes back full from
+ * a queue that several tenants' datagrams were arriving on, mixed; a
+ * tenant's own queue, or one tenant's datagrams alone, never. */
+Test(rx_gate, a_full_burst_of_mixed_tenants_is_a_backlog)
+{
+	struct hg_rxq q = { .tenant = FLOOD, .was_full = 1 };
+
+	c->n_rxq = 1;
+	c->rx_mixed = c->now;
+	hg_rx_note_backlog(dp, c, &q, c->now + 5);
+	cr_assert_eq(c->rx_backlog, c->now + 5);
+	c->rx_backlog = 0;
+	q.was_full = 0;
+	hg_rx_note_backlog(dp, c, &q, c->now + 5);
+	cr_assert_eq(c->rx_backlog, 0, "a burst with room: no backlog");
+	q.was_full = 1;
+	c->rx_mixed = c->now - (HG_RX_MIXED_US + 1) * US;
+	hg_rx_note_backlog(dp, c, &q, c->now);
+	cr_assert_eq(c->rx_backlog, 0, "one tenant's datagrams alone");
+	c->rx_mixed = c->now;
+	c->n_rxq = 2;
+	dp->rxq_tenants[q.group] = 1;
+	hg_rx_note_backlog(dp, c, &q, c->now);
+	cr_assert_eq(c->rx_backlog, 0, "a queue of its own delays nobody else");
+}
+
+/* What the flood's drops cost whom. On a shared queue that backs up, a
+ * drop is the drain, the core's: billed to the flood, it took all of
+ * the flood's budget, and held to its budget there, the flood's tenant
+ * answered 5% of what it did unprotected (bench/isolation, shared queue,
+ * 1400 B). Elsewhere a funded tenant pays for its ring-full drops and a
+ * shed one for its shedding, to its debt. */
+Test(rx_gate, a_drop_on_a_queue_that_backs_up_is_the_drains)
+{
+	struct hg_fp_tenant *v = &c->t[VICTIM], *f = &c->t[FLOOD];
+	uint64_t vc = v->bud.consumed, fc = f->bud.consumed;
+	struct rx_gate g = gate(1);
+
+	busy_for(5000, 10000);
+	hg_rx_bill(dp, c, &g, VICTIM, 300, 0, HG_FATE_FULL);
+	hg_rx_bill(dp, c, &g, FLOOD, 40, 0, HG_FATE_SHED);
+	cr_assert_eq(v->bud.consumed, vc, "a funded tenant's ring-full drop");
+	cr_assert_eq(f->bud.consumed, fc, "a shed datagram");
+	cr_assert_eq(v->drain_cycles, 300);
+	cr_assert_eq(f->drain_cycles, 40);
+	cr_assert_eq(v->cycles[HG_PT_RX] + f->cycles[HG_PT_RX], 340, "counted all the same");
+	/* a datagram taken on is its tenant's, drain or not */
+	hg_rx_bill(dp, c, &g, VICTIM, 500, 0, HG_FATE_KEPT);
+	cr_assert_eq(v->bud.consumed, vc + 500);
+	/* a queue with room: the drops are their tenants' again */
+	g = gate(0);
+	hg_rx_bill(dp, c, &g, VICTIM, 300, 0, HG_FATE_FULL);
+	cr_assert_eq(v->bud.consumed, vc + 800);
+	hg_rx_bill(dp, c, &g, FLOOD, 40, 0, HG_FATE_SHED);
+	cr_assert_eq(f->bud.consumed, fc + 40, "to the debt");
+	cr_assert_eq(f->drop_cycles, 80, "both sheds are shedding");
+}
+
 /* What test_an_unsaturated_core_sheds_nothing caught: two full bursts in
  * a row on a core with time to spare shed a light tenant's datagrams. */
 Test(rx_gate, a_core_with_time_to_spare_sheds_nothing)
