@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * RX's decision to shed a datagram for its tenant's budget (rx.c), the
- * order it reads queues in and how much it takes from one, apart so that
- * a unit test can drive them against a daemon state of its own
+ * RX's decision to shed a datagram for its tenant's budget (rx.c), whose
+ * budget its cost goes to, when its shared queue backs up, the order it
+ * reads queues in and how much it takes from one, apart so that a unit
+ * test can drive them against a daemon state of its own
  * (tests/unit/test_rx_gate.c).
  */
 #ifndef HG_FASTPATH_RX_GATE_H
