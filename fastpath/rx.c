@@ -388,8 +388,7 @@ gate_open(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_rxq *q,
 		return;
 	g->protect = 1;
 	g->drop = hg_rx_drop_on(dp);
-	g->full = q->was_full && hg_rxq_shared(dp, c, q) &&
-		  now - c->rx_mixed < c->tsc_us * HG_RX_MIXED_US;
+	g->full = hg_rxq_backs_up(dp, c, q, now);
 }
 
 /* The queue's place in the next passes (hg_fp_rx), from every datagram

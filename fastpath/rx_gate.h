@@ -44,16 +44,31 @@ struct rx_gate {
  * likely a client's batch of 32, or what arrived during a nap. */
 #define HG_RX_MIXED_US 1000u
 
-/* A burst that came back full from a queue that several tenants'
- * datagrams were arriving on, mixed (HG_RX_MIXED_US): the queue is
- * backing up, and whatever else the core does now, a funded tenant's
- * datagram somewhere in it waits for (SCHED's slack, sched_pick.h). */
+/* Are several tenants' datagrams arriving on core c at TSC now: RX went
+ * from one tenant's to another's in the last HG_RX_MIXED_US? */
+static inline int
+hg_rx_mixing(const struct hg_fp_core *c, uint64_t now)
+{
+	return now - c->rx_mixed < c->tsc_us * HG_RX_MIXED_US;
+}
+
+/* Does queue q back up: its last burst came back full, and several
+ * tenants' datagrams come through it, mixed? */
+static inline int
+hg_rxq_backs_up(const struct hg_dp *dp, const struct hg_fp_core *c,
+		const struct hg_rxq *q, uint64_t now)
+{
+	return q->was_full && hg_rxq_shared(dp, c, q) && hg_rx_mixing(c, now);
+}
+
+/* After a burst from q: if q backs up, whatever else the core does now,
+ * a funded tenant's datagram somewhere in it waits for (SCHED's slack,
+ * sched_pick.h). */
 static inline void
 hg_rx_note_backlog(const struct hg_dp *dp, struct hg_fp_core *c, const struct hg_rxq *q,
 		   uint64_t now)
 {
-	if (q->was_full && hg_rxq_shared(dp, c, q) &&
-	    now - c->rx_mixed < c->tsc_us * HG_RX_MIXED_US)
+	if (hg_rxq_backs_up(dp, c, q, now))
 		c->rx_backlog = now;
 }
 

@@ -61,8 +61,6 @@ hg_slack_held(const struct hg_fp_core *c)
 static inline int
 hg_sched_slack(const struct hg_dp *dp, struct hg_fp_core *c)
 {
-	if (hg_tset_empty(&c->pend))
-		return -1;
 	if (hg_slack_held(c)) {
 		c->slack_held++;
 		return -1;

@@ -89,8 +89,7 @@ hg_xdp_keep(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 	    !core_saturated(c))
 		return 0;
 	/* t is unfunded: a funded tenant with TX waiting is another one */
-	return c->now - c->rx_mixed < c->tsc_us * HG_RX_MIXED_US ||
-	       hg_funded_pending(dp, c);
+	return hg_rx_mixing(c, c->now) || hg_funded_pending(dp, c);
 }
 
 /* Once a pass: lifts the marks RX would no longer stand by; returns how
