@@ -12,6 +12,8 @@
 #include "dp.h"
 #include "memif.h"
 
+_Static_assert(HG_BATCH <= HG_MIF_BURST, "a burst fits a memif queue's stash");
+
 /* Up to n frames from RX queue q; *seen: the frames taken off the link
  * (those peek dropped in place too, where the link lets it look: memif). */
 static inline uint16_t

@@ -71,6 +71,27 @@ published(const struct hg_mif_ring *r, uint16_t theirs)
 	return n > r->mask ? (uint16_t)(r->mask + 1u) : n;
 }
 
+/* Tops stash s up to want mbufs from pool; returns how many it holds
+ * (fewer only while the pool is short). */
+static inline uint16_t
+stash_fill(struct hg_mif_stash *s, struct rte_mempool *pool, uint16_t want)
+{
+	if (s->n < want && rte_pktmbuf_alloc_bulk(pool, s->m + s->n, want - s->n) == 0)
+		s->n = want;
+	return s->n;
+}
+
+void
+hg_mif_stash_free(struct hg_mif *m)
+{
+	unsigned q;
+
+	for (q = 0; q < HG_MIF_RX_RINGS; q++) {
+		rte_pktmbuf_free_bulk(m->stash[q].m, m->stash[q].n);
+		m->stash[q].n = 0;
+	}
+}
+
 uint16_t
 hg_mif_rx(struct hg_mif *m, uint16_t q, struct rte_mempool *pool,
 	  struct rte_mbuf **pkts, uint16_t n, uint64_t *bad, hg_mif_peek peek,
@@ -79,7 +100,9 @@ hg_mif_rx(struct hg_mif *m, uint16_t q, struct rte_mempool *pool,
 	struct hg_mif_conn *cn = __atomic_load_n(&m->conn, __ATOMIC_ACQUIRE);
 	struct hg_mif_ring *r;
 	uint16_t avail, got = 0, want, start;
+	struct hg_mif_stash *st;
 	enum hg_mif_look look;
+	struct rte_mbuf *b;
 	struct mif_desc d;
 	uint8_t *src;
 
@@ -91,10 +114,11 @@ hg_mif_rx(struct hg_mif *m, uint16_t q, struct rte_mempool *pool,
 	if (avail == 0)
 		return 0;
 	/* n slots at most, whatever the peek drops: a burst is bounded */
-	avail = want = RTE_MIN(n, avail);
-	start = r->next;
-	if (unlikely(rte_pktmbuf_alloc_bulk(pool, pkts, want) < 0))
+	avail = want = RTE_MIN(RTE_MIN(n, HG_MIF_BURST), avail);
+	st = &m->stash[q];
+	if (unlikely(stash_fill(st, pool, want) < want))
 		return 0;
+	start = r->next;
 	while (got < want && avail > 0) {
 		d = desc_read(r->ring, r->next & r->mask);
 		r->next++;
@@ -122,13 +146,11 @@ hg_mif_rx(struct hg_mif *m, uint16_t q, struct rte_mempool *pool,
 			r->next--;	/* untaken: its slot stays the peer's */
 			break;
 		}
-		rte_memcpy(rte_pktmbuf_mtod(pkts[got], void *), src, d.length);
-		pkts[got]->data_len = (uint16_t)d.length;
-		pkts[got]->pkt_len = d.length;
-		got++;
+		b = pkts[got++] = st->m[--st->n];
+		rte_memcpy(rte_pktmbuf_mtod(b, void *), src, d.length);
+		b->data_len = (uint16_t)d.length;
+		b->pkt_len = d.length;
 	}
-	if (got < want)
-		rte_pktmbuf_free_bulk(pkts + got, want - got);
 	__atomic_store_n(&r->ring->tail, r->next, __ATOMIC_RELEASE);
 	*seen = (uint16_t)(r->next - start);
 	return got;

@@ -175,20 +175,21 @@ hg_rx_drain(const struct rx_gate *g, enum hg_rx_fate f)
 	return g->full && (f == HG_FATE_SHED || f == HG_FATE_FULL);
 }
 
-/* One datagram's RX cost, known once it is done: billed to a funded
- * tenant's budget, unless it is the drain's (hg_rx_drain); a shed or
- * held datagram's to its tenant's debt, within one quantum (budget.h), so
- * that a flood shed anywhere else pays for its shedding. */
+/* The RX cost of n datagrams of tenant t that met one fate, known once
+ * they are done: billed to a funded tenant's budget, unless it is the
+ * drain's (hg_rx_drain); a shed or held datagram's to its tenant's debt,
+ * within one quantum (budget.h), so that a flood shed anywhere else pays
+ * for its shedding. */
 static inline void
-hg_rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
-	   unsigned t, uint64_t cycles, uint64_t nic, enum hg_rx_fate f)
+hg_rx_bill_n(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
+	     unsigned t, uint64_t cycles, uint64_t nic, enum hg_rx_fate f, uint32_t n)
 {
 	struct hg_fp_tenant *ft = &c->t[t];
 	int funded = g->protect && hg_burst_funded(dp, c, t);
 	int drain = hg_rx_drain(g, f), shed = f == HG_FATE_SHED || f == HG_FATE_HELD;
 
-	hg_charge(ft, HG_PT_RX, cycles, 1, funded && !drain);
-	ft->unfunded[HG_PT_RX] += g->protect && !funded;
+	hg_charge(ft, HG_PT_RX, cycles, n, funded && !drain);
+	ft->unfunded[HG_PT_RX] += g->protect && !funded ? n : 0;
 	g->funded_seen |= funded;
 	if ((int32_t)t != c->rx_last_t) {
 		c->rx_last_t = (int32_t)t;
@@ -205,6 +206,14 @@ hg_rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
 	else if (shed)
 		hg_budget_charge_debt(&ft->bud, cycles, hg_view(dp, t)->quantum);
 	hg_touch(c, t);
+}
+
+/* One datagram's (hg_rx_bill_n). */
+static inline void
+hg_rx_bill(const struct hg_dp *dp, struct hg_fp_core *c, struct rx_gate *g,
+	   unsigned t, uint64_t cycles, uint64_t nic, enum hg_rx_fate f)
+{
+	hg_rx_bill_n(dp, c, g, t, cycles, nic, f, 1);
 }
 
 /* The tenant whose own queue q is, while protection is on; -1 for a

@@ -312,8 +312,10 @@ hg_port_fini(struct hg_dp *dp)
 {
 	uint16_t port;
 
-	if (dp->mif != NULL)
+	if (dp->mif != NULL) {
+		hg_mif_stash_free(dp->mif);
 		return;
+	}
 	RTE_ETH_FOREACH_DEV(port) {
 		rte_eth_dev_stop(port);
 		rte_eth_dev_close(port);

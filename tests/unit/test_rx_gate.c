@@ -201,6 +201,31 @@ Test(rx_gate, a_drop_on_a_queue_that_backs_up_is_the_drains)
 	cr_assert_eq(f->drop_cycles, 80, "both sheds are shedding");
 }
 
+/* A run of one tenant's drops of one fate, billed at once (rx.c times a
+ * run once, not each frame): as many datagrams, and whose the cycles
+ * are, as if billed one by one. */
+Test(rx_gate, a_run_of_drops_is_billed_as_its_datagrams)
+{
+	struct hg_fp_tenant *v = &c->t[VICTIM], *f = &c->t[FLOOD];
+	uint64_t vc = v->bud.consumed, fc = f->bud.consumed;
+	uint64_t vp = v->pkts[HG_PT_RX], fp = f->pkts[HG_PT_RX];
+	struct rx_gate g = gate(1);
+
+	busy_for(5000, 10000);
+	hg_rx_bill_n(dp, c, &g, FLOOD, 900, 0, HG_FATE_SHED, 30);
+	cr_assert_eq(f->pkts[HG_PT_RX], fp + 30);
+	cr_assert_eq(f->drain_cycles, 900, "the drain's, on a queue that backs up");
+	cr_assert_eq(f->bud.consumed, fc);
+	g = gate(0);
+	hg_rx_bill_n(dp, c, &g, VICTIM, 600, 0, HG_FATE_FULL, 3);
+	cr_assert_eq(v->pkts[HG_PT_RX], vp + 3);
+	cr_assert_eq(v->bud.consumed, vc + 600, "a funded tenant pays for its ring-full drops");
+	hg_rx_bill_n(dp, c, &g, FLOOD, 900, 0, HG_FATE_SHED, 30);
+	cr_assert_eq(f->drop_cycles, 1800);
+	cr_assert_eq(f->bud.consumed, fc + 900, "to the debt");
+	cr_assert_eq(g.last, FLOOD);
+}
+
 /* What test_an_unsaturated_core_sheds_nothing caught: two full bursts in
  * a row on a core with time to spare shed a light tenant's datagrams. */
 Test(rx_gate, a_core_with_time_to_spare_sheds_nothing)
