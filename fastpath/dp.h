@@ -506,6 +506,15 @@ hg_topup_funded(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 	return hg_topup_left(dp, c, t) > 0;
 }
 
+/* Does RX queue group g (a tenant's rx-queue) carry more than one tenant
+ * on core c? */
+static inline int
+hg_rxq_group_shared(const struct hg_dp *dp, const struct hg_fp_core *c, unsigned g)
+{
+	return c->n_rxq == 1 ||
+	       __atomic_load_n(&dp->rxq_tenants[g], __ATOMIC_RELAXED) > 1;
+}
+
 /* Does queue q carry more than one tenant? A full burst from a queue of
  * its own delays only that tenant's datagrams, and its frames are only
  * that tenant's work. */
@@ -513,8 +522,23 @@ static inline int
 hg_rxq_shared(const struct hg_dp *dp, const struct hg_fp_core *c,
 	      const struct hg_rxq *q)
 {
-	return c->n_rxq == 1 ||
-	       __atomic_load_n(&dp->rxq_tenants[q->group], __ATOMIC_RELAXED) > 1;
+	return hg_rxq_group_shared(dp, c, q->group);
+}
+
+/* What tenant t's bank on core c must hold for the credits its sessions
+ * hold there, in cycles, where its RX queue group g is shared: each
+ * credit may bring a request, which RX sheds unless the tenant can pay
+ * for it (at its measured cost), and the session that sent it waits out
+ * a timeout. On a queue of its own RX leaves such a request in the link,
+ * and nothing needs covering: 0. Read by the core and the slow path
+ * (credit_pool.c); issued has one writer, the core. */
+static inline int64_t
+hg_credit_cover(const struct hg_dp *dp, const struct hg_fp_core *c, unsigned t, unsigned g)
+{
+	if (c->sess == NULL || !hg_rxq_group_shared(dp, c, g))
+		return 0;
+	return __atomic_load_n(&c->sess->issued[t], __ATOMIC_RELAXED) *
+	       (int64_t)hg_tenant_cost(dp, t);
 }
 
 static inline int

@@ -151,27 +151,38 @@ hg_credit_settle(struct hg_registry *reg, int slot)
 }
 
 /* The lowest budget tenant i has left on a saturated core at TSC now;
- * *out: is it below budget-mark there. A core with idle passes is
- * ignored: a tenant in debt there runs on time nobody else wants (work
- * conservation), and cutting its credits would only cost it goodput. */
+ * *out: is it below its mark there: budget-mark, or on an RX queue it
+ * shares the cover of the credits it holds there (hg_credit_cover), if
+ * that is more; *mark: that core's mark, a fraction of the cap. A core
+ * with idle passes is ignored: a tenant in debt there runs on time
+ * nobody else wants (work conservation), and cutting its credits would
+ * only cost it goodput. */
 static int64_t
-budget_low(const struct hg_registry *reg, int i, uint64_t now, int *out)
+budget_low(const struct hg_registry *reg, int i, uint64_t now, int *out, double *mark)
 {
 	const struct hg_dp *dp = reg->dp;
 	const struct hg_tenant_sp *t = &reg->t[i];
 	uint64_t rate = __atomic_load_n(&dp->tenant_live[i].rate, __ATOMIC_RELAXED);
 	uint64_t cap = hg_refill_cap(t);
 	int64_t low = INT64_MAX, left;
+	double at, cover;
 	unsigned c;
 
 	*out = 0;
+	*mark = t->cfg.credit.budget_mark;
 	for (c = 0; c < dp->n_cores; c++) {
 		if (!hg_core_saturated(&dp->core[c], now))
 			continue;
 		left = hg_budget_peek(&dp->core[c].t[i].bud, rate, cap,
 				      hg_budget_clock(&dp->core[c], now));
-		low = left < low ? left : low;
-		*out |= (double)left < t->cfg.credit.budget_mark * (double)cap;
+		at = t->cfg.credit.budget_mark * (double)cap;
+		cover = (double)hg_credit_cover(dp, &dp->core[c], (unsigned)i, t->rx_queue);
+		at = cover > at ? cover : at;
+		if (left < low) {
+			low = left;
+			*mark = at / (double)(cap ? cap : 1);
+		}
+		*out |= (double)left < at;
 	}
 	return low;
 }
@@ -187,10 +198,11 @@ update_pool(struct hg_registry *reg, int i, uint64_t now, double alpha, double m
 	double by_delay = hg_credit_aimd(t->pool, t->dm_tsc, dt, alpha, t->cfg.credit.beta, max);
 	int out = 0;
 	int64_t low = 0;
+	double mark = 0;
 
 	/* with protection off nobody is held to a budget */
 	if (t->cfg.credit.budget_feedback && hg_protecting(reg->dp))
-		low = budget_low(reg, i, now, &out);
+		low = budget_low(reg, i, now, &out, &mark);
 	if (t->pool > by_delay)
 		t->withheld_delay += t->pool - by_delay;
 	if (!out) {
@@ -198,7 +210,7 @@ update_pool(struct hg_registry *reg, int i, uint64_t now, double alpha, double m
 		return;
 	}
 	cap = hg_refill_cap(t);
-	dm = hg_credit_budget_delay(t->dm_tsc, dt, out, low, cap, t->cfg.credit.budget_mark);
+	dm = hg_credit_budget_delay(t->dm_tsc, dt, out, low, cap, mark);
 	t->pool = hg_credit_aimd(t->pool, dm, dt, alpha, t->cfg.credit.beta, max);
 	t->withheld_budget += by_delay - t->pool;
 	t->budget_cuts++;
