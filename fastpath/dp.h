@@ -511,6 +511,7 @@ hg_topup_funded(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 static inline int
 hg_rxq_group_shared(const struct hg_dp *dp, const struct hg_fp_core *c, unsigned g)
 {
+	RTE_ASSERT(g < HG_MAX_RXQ);
 	return c->n_rxq == 1 ||
 	       __atomic_load_n(&dp->rxq_tenants[g], __ATOMIC_RELAXED) > 1;
 }
