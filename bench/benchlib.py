@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -161,18 +162,39 @@ class Bench:
             raise
 
     def run_busy(self, loads, duration):
-        """run(loads), and the fraction of duration the daemon's first
-        fast-path core was busy (None without a daemon: the kernel's
-        side). Only a step at SATURATED or above measures contention."""
+        """run(loads), and the fraction of the time the daemon's first
+        fast-path core was busy while they ran (None without a daemon:
+        the kernel's side). Measured by a thread beside the run over its
+        middle, from min(0.25 s, duration / 4) after the loads start to as
+        long before they end: a run lasts longer than duration (start-up,
+        and a credit client's last replies after its load and the flood
+        have stopped), and busy cycles over duration read 1.22 in
+        bench/feedback's rows. Only a step at SATURATED or above measures
+        contention."""
         s0 = cpu_steal_ms()
-        st0 = self.d.stats() if self.d else None
-        res = self.run(loads)
-        self.steal_ms = {c: v - s0[c] for c, v in cpu_steal_ms().items()}
         if self.d is None:
+            res = self.run(loads)
+            self.steal_ms = {c: v - s0[c] for c, v in cpu_steal_ms().items()}
             return res, None
-        st1 = self.d.stats()
+        edge, snaps = min(0.25, duration / 4), []
+
+        def sample():
+            for wait in (edge, duration - 2 * edge):
+                time.sleep(wait)
+                t = time.monotonic()
+                snaps.append((t, self.d.stats(), time.monotonic()))
+        th = threading.Thread(target=sample)
+        th.start()
+        try:
+            res = self.run(loads)
+        finally:
+            th.join()
+        self.steal_ms = {c: v - s0[c] for c, v in cpu_steal_ms().items()}
+        (a0, st0, b0), (a1, st1, b1) = snaps
+        # each snapshot was taken between its two clock readings
+        wall = (a1 + b1) / 2 - (a0 + b0) / 2
         return res, (st1["cores"][0]["busy_cycles"] - st0["cores"][0]["busy_cycles"]) / \
-            (st1["tsc_hz"] * duration)
+            (st1["tsc_hz"] * wall)
 
     def run(self, loads):
         """The loads at once; their JSON results in order."""
