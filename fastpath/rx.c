@@ -254,7 +254,6 @@ struct rx_peek {
 	struct hg_fp_core *c;
 	struct rx_gate *g;
 	uint64_t cycles;	/* spent on the frames it dropped */
-	unsigned dropped;
 	int own;		/* the tenant whose own queue this is, or -1 */
 	uint64_t look;		/* TSC of the next look at the others' work */
 	/* the run of drops being timed: run_n of tenant run_t's frames,
@@ -281,7 +280,6 @@ peek_bill(struct rx_peek *pk, uint64_t now)
 		     hg_bounded_n(pk->dp, pk->c, t, cycles, now, pk->run_n, 0), 0,
 		     pk->run_f, pk->run_n);
 	pk->cycles += cycles;
-	pk->dropped += pk->run_n;
 	pk->run_n = 0;
 }
 
