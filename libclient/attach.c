@@ -251,6 +251,7 @@ hg_ctx_open(hg_app_t *app)
 	ctx->id = id;
 	ctx->bell = bell;
 	ctx->wait_fd = -1;
+	ctx->poll_win_ns = UINT64_MAX;
 	ctx->shm = (struct hg_ctx_shm *)(app->base + app->hdr->ctx_off) + id;
 	ctx->classes = (struct hg_class_block *)(app->base + app->hdr->class_off +
 						 (uint64_t)id * app->hdr->class_stride);

@@ -85,6 +85,8 @@ struct hg_ctx {
 	uint32_t park_seq;		/* its last park request */
 	uint32_t parking;		/* ... still standing */
 	uint64_t alive_check_ns;	/* static: next look for the daemon */
+	uint64_t poll_win_ns;	/* how long it polls when idle (poll_window.h);
+				   UINT64_MAX at open: all of poll-us */
 };
 
 /* struct hg_msg's buf when it names no message (hg_recv found none). */

@@ -74,10 +74,11 @@ HG_API void hg_ctx_close(hg_ctx_t *ctx);
 HG_API void hg_detach(hg_app_t *app);
 
 /* Receives one datagram. timeout_us: 0 = don't wait, < 0 = wait forever
- * (until the daemon goes away). An idle worker polls for the tenant's
- * poll-us ($HG_SPIN_US, if set, overrides it for the app), then parks as
- * the tenant's `policy` says: coresync asks the daemon and polls on
- * until it agrees, shenango blocks at once, static never blocks. A
+ * (until the daemon goes away). An idle worker polls for its window,
+ * which it learns within the tenant's poll-us ($HG_SPIN_US, if set,
+ * overrides it for the app): none while requests come further apart.
+ * Then it parks as the tenant's `policy` says: coresync and shenango ask
+ * the daemon and block on the doorbell, static never blocks. A
  * parked worker sleeps on its context's doorbell until the daemon
  * delivers to it or wakes it. Returns 1
  * with *m filled, 0 on timeout, or a negative errno (-ENOTCONN once the

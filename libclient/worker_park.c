@@ -15,6 +15,7 @@
 #include "../common/hg_util.h"
 #include "../policy/coresync.h"
 #include "../policy/dispatch.h"
+#include "../policy/poll_window.h"
 #include "client.h"
 #include "worker_sched.h"
 
@@ -23,6 +24,24 @@ poll_ns(const hg_ctx_t *w)
 {
 	return w->app->spin_ns >= 0 ? (uint64_t)w->app->spin_ns
 				    : LOAD(w->app->steer->poll_ns);
+}
+
+/* How long the worker polls now: its learned window within poll-us. */
+static uint64_t
+poll_window(const hg_ctx_t *w)
+{
+	uint64_t max = poll_ns(w);
+
+	return w->poll_win_ns < max ? w->poll_win_ns : max;
+}
+
+/* An idle period that began at `since` ended with a request: the window
+ * learns from it. */
+static void
+poll_learn(hg_ctx_t *w, uint64_t since)
+{
+	w->poll_win_ns = hg_poll_window_next(w->poll_win_ns, hg_now_ns() - since,
+					     poll_ns(w));
 }
 
 /* Asks the daemon to let this worker park (core allocation, CoreSync
@@ -63,8 +82,8 @@ daemon_gone(hg_ctx_t *w, uint64_t now)
 	return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
-/* One step of a worker that found nothing for `idle` ns: poll on (0), or
- * ask to park and block on the doorbell until the daemon delivers, wakes
+/* One step of a worker that found nothing for `idle` ns: poll on (0)
+ * within its window (poll_window.h), or past it ask to park and block on the doorbell until the daemon delivers, wakes
  * it or the deadline passes (1). Whether it leaves RX steering (parks)
  * or stays allocated is the daemon's (coresync: Algorithm 1; shenango: at
  * once). On CoreSync's dedicated cores a worker the daemon keeps polls;
@@ -76,11 +95,11 @@ idle_step(hg_ctx_t *w, uint64_t idle, uint64_t deadline, uint64_t now)
 {
 	int r;
 
-	if (idle < poll_ns(w)) {
+	if (idle < poll_window(w)) {
 		rte_pause();
 		return 0;
 	}
-	/* static: always running; past poll-us it yields between looks */
+	/* static: always running; past its window it yields between looks */
 	if (LOAD(w->app->steer->core_policy) == HG_CORE_STATIC) {
 		hg_park_done(w);
 		if (daemon_gone(w, now))
@@ -102,7 +121,7 @@ int
 hg_recv(hg_ctx_t *c, struct hg_msg *m, long timeout_us)
 {
 	hg_ctx_t *w = hg_self(c);
-	uint64_t now = hg_now_ns(), idle_since = 0, deadline = 0;
+	uint64_t now = hg_now_ns(), idle_since = 0, period = 0, deadline = 0;
 	int r;
 
 	if (timeout_us > 0)
@@ -115,6 +134,8 @@ hg_recv(hg_ctx_t *c, struct hg_msg *m, long timeout_us)
 		w = hg_self(c);
 		if (r == PICK_MSG) {
 			hg_park_done(w);
+			if (period != 0)
+				poll_learn(w, period);
 			/* a central policy classified it as it queued it */
 			if (LOAD(w->app->steer->dispatch) == HG_DISPATCH_SYNERGY)
 				w->cls = hg_classify(w->app, m);
@@ -122,7 +143,7 @@ hg_recv(hg_ctx_t *c, struct hg_msg *m, long timeout_us)
 			return 1;
 		}
 		if (r == PICK_SWITCHED) {
-			idle_since = 0;
+			idle_since = period = 0;
 			continue;
 		}
 		if (timeout_us == 0)
@@ -134,6 +155,8 @@ hg_recv(hg_ctx_t *c, struct hg_msg *m, long timeout_us)
 		}
 		if (idle_since == 0)
 			idle_since = now;
+		if (period == 0)	/* not reset by a wake-up without work */
+			period = now;
 		r = idle_step(w, now - idle_since, deadline, now);
 		if (r < 0)
 			return r;

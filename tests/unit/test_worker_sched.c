@@ -17,6 +17,7 @@
 #include "../../libclient/client.h"
 #include "../../policy/coresync.h"
 #include "../../policy/dispatch.h"
+#include "../../policy/poll_window.h"
 #include "../../proto/hg_rpc.h"
 #include "../../slowpath/preempt_timer.h"
 #include "../../slowpath/region.h"
@@ -44,6 +45,7 @@ open_ctx(uint32_t id)
 	/* the daemon's copy and the app's are one descriptor here */
 	c->bell = tn.bell[id] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	c->wait_fd = -1;
+	c->poll_win_ns = UINT64_MAX;
 	cr_assert_geq(c->bell, 0);
 	c->shm = (struct hg_ctx_shm *)(app->base + app->hdr->ctx_off) + id;
 	c->classes = (struct hg_class_block *)(app->base + app->hdr->class_off +
@@ -729,6 +731,83 @@ Test(park, static_never_asks_nor_blocks, .timeout = 30)
 	cr_assert_eq(hg_recv(c, &m, 30000), 0, "polled to the deadline");
 	cr_assert_eq(cs->park, 0);
 	cr_assert_eq(cs->armed, 0);
+}
+
+/* Requests further apart than poll-us: the worker stops polling after
+ * each one (its poll only kept the app's other threads off the CPU) and
+ * sleeps on its doorbell at once. Each request here comes 2 ms after the
+ * worker went to sleep. */
+struct sparse {
+	hg_ctx_t *c;
+	int n, got;
+};
+
+static void *
+sparse_thread(void *arg)
+{
+	struct sparse *s = arg;
+	struct hg_msg m;
+
+	for (int i = 0; i < s->n; i++)
+		s->got += hg_recv(s->c, &m, 10000000) == 1;
+	return NULL;
+}
+
+Test(park, requests_further_apart_than_poll_us_end_the_polling, .timeout = 30)
+{
+	struct hg_ctx_shm *cs = &tn.ctx_shm[0];
+	struct sparse s = { .n = 3 };
+	struct timespec gap = { 0, 2000000 };
+	pthread_t th;
+
+	((struct hg_region_hdr *)tn.base)->steer.running = 1;
+	s.c = open_ctx(0);
+	cr_assert_eq(s.c->poll_win_ns, UINT64_MAX, "a new worker polls all of poll-us");
+	cr_assert_eq(pthread_create(&th, NULL, sparse_thread, &s), 0);
+	for (int i = 0; i < s.n; i++) {
+		cr_assert(wait_for(&cs->armed, 1, 10000), "asleep on its doorbell");
+		nanosleep(&gap, NULL);
+		deliver(0, (uint32_t)i + 1, "x");
+		daemon_rings(0);
+		cr_assert(wait_for(&cs->armed, 0, 10000), "woken");
+	}
+	pthread_join(th, NULL);
+	cr_assert_eq(s.got, s.n);
+	cr_assert_eq(s.c->poll_win_ns, 0, "20 -> 10 -> 5 -> 0 us");
+}
+
+/* The window rule alone (policy/poll_window.h), poll-us 20 us. */
+TestSuite(poll_window);
+
+Test(poll_window, a_poll_that_caught_the_request_keeps_its_window)
+{
+	cr_assert_eq(hg_poll_window_next(10000, 3000, 20000), 10000);
+	cr_assert_eq(hg_poll_window_next(0, 0, 20000), 0);
+	cr_assert_eq(hg_poll_window_next(UINT64_MAX, 20000, 20000), 20000,
+		     "clamped to poll-us");
+}
+
+Test(poll_window, a_request_a_longer_poll_would_have_caught_doubles_it)
+{
+	cr_assert_eq(hg_poll_window_next(0, 7000, 20000), 5000, "from none: a quarter");
+	cr_assert_eq(hg_poll_window_next(5000, 7000, 20000), 10000);
+	cr_assert_eq(hg_poll_window_next(10000, 20000, 20000), 20000);
+	cr_assert_eq(hg_poll_window_next(15000, 16000, 20000), 20000, "never past poll-us");
+}
+
+Test(poll_window, a_request_no_poll_would_have_caught_halves_it_to_none)
+{
+	cr_assert_eq(hg_poll_window_next(20000, 20001, 20000), 10000);
+	cr_assert_eq(hg_poll_window_next(10000, 1000000, 20000), 5000);
+	cr_assert_eq(hg_poll_window_next(5000, 1000000, 20000), 0, "below a quarter: none");
+	cr_assert_eq(hg_poll_window_next(0, 1000000, 20000), 0);
+}
+
+Test(poll_window, poll_us_lowered_or_zero_bounds_it)
+{
+	cr_assert_eq(hg_poll_window_next(20000, 500, 1000), 1000);
+	cr_assert_eq(hg_poll_window_next(20000, 5, 0), 0);
+	cr_assert_eq(hg_poll_window_next(0, 0, 0), 0);
 }
 
 /* ---- bursts: many requests in, many replies out ---- */
