@@ -164,6 +164,7 @@ budget_low(const struct hg_registry *reg, int i, uint64_t now, int *out, double 
 	const struct hg_tenant_sp *t = &reg->t[i];
 	uint64_t rate = __atomic_load_n(&dp->tenant_live[i].rate, __ATOMIC_RELAXED);
 	uint64_t cap = hg_refill_cap(t);
+	const double marked = t->cfg.credit.budget_mark * (double)cap;
 	int64_t low = INT64_MAX, left;
 	double at, cover;
 	unsigned c;
@@ -175,7 +176,7 @@ budget_low(const struct hg_registry *reg, int i, uint64_t now, int *out, double 
 			continue;
 		left = hg_budget_peek(&dp->core[c].t[i].bud, rate, cap,
 				      hg_budget_clock(&dp->core[c], now));
-		at = t->cfg.credit.budget_mark * (double)cap;
+		at = marked;
 		cover = (double)hg_credit_cover(dp, &dp->core[c], (unsigned)i, t->rx_queue);
 		at = cover > at ? cover : at;
 		if (left < low) {
