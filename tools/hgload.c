@@ -605,7 +605,8 @@ blast(struct load *l, uint8_t *payload)
 	if (l->memif[0]) {
 		struct hgl_blast b = { .flow0 = l->flow0, .flows = l->flows,
 				       .dport = l->target.sin_port, .payload = payload,
-				       .len = l->size, .end_ns = end };
+				       .len = l->size, .end_ns = end,
+				       .answers = &l->blast_got };
 
 		sent = hgl_memif_blast(&b, &l->blast_refused);
 	} else {

@@ -64,6 +64,9 @@ struct hgl_blast {
 	const void *payload;
 	size_t len;
 	uint64_t end_ns;
+	/* its answers, where its ring back is its own (counted there
+	 * without being read; else the receiver counts them) */
+	_Atomic uint64_t *answers;
 };
 /* Replays from the calling thread (after hgl_memif_thread): nothing is
  * built, copied or allocated per datagram. Returns the frames the daemon

@@ -110,11 +110,14 @@ dial(struct hg_mc *mc, const char *path, char *err, size_t n)
 }
 
 /* Ring i (C2S first, then S2C): 2^log2 slots, or the most a ring may
- * have for the C2S rings in `deep`. */
+ * have for the rings in mc->deep and mc->deep_s2c. */
 static unsigned
-log2_of(const struct hg_mc *mc, unsigned i, uint64_t deep)
+log2_of(const struct hg_mc *mc, unsigned i)
 {
-	return i < mc->n_c2s && (deep >> i & 1) ? HG_MEMIF_LOG2_RING_MAX : mc->log2;
+	uint64_t deep = i < mc->n_c2s ? mc->deep : mc->deep_s2c;
+	unsigned k = i < mc->n_c2s ? i : i - mc->n_c2s;
+
+	return deep >> k & 1 ? HG_MEMIF_LOG2_RING_MAX : mc->log2;
 }
 
 static struct hg_mc_ring *
@@ -126,17 +129,17 @@ ring_at(struct hg_mc *mc, unsigned i)
 /* The rings one after the other, then each one's buffers, then the
  * caller's bytes. */
 static int
-make_region(struct hg_mc *mc, uint64_t deep, size_t extra, char *err, size_t n)
+make_region(struct hg_mc *mc, size_t extra, char *err, size_t n)
 {
 	unsigned rings = mc->n_c2s + mc->n_s2c, i, k;
 	uint64_t at = 0, bufs;
 	int fd;
 
 	for (i = 0; i < rings; i++)
-		at += hg_memif_ring_bytes(log2_of(mc, i, deep));
+		at += hg_memif_ring_bytes(log2_of(mc, i));
 	bufs = at;
 	for (i = 0; i < rings; i++)
-		at += ((uint64_t)mc->bsize) << log2_of(mc, i, deep);
+		at += ((uint64_t)mc->bsize) << log2_of(mc, i);
 	mc->size = at + extra;
 	mc->extra = (uint32_t)at;
 	if (mc->size > UINT32_MAX)
@@ -153,7 +156,7 @@ make_region(struct hg_mc *mc, uint64_t deep, size_t extra, char *err, size_t n)
 	}
 	for (i = 0, at = 0; i < rings; i++) {
 		struct hg_mc_ring *q = ring_at(mc, i);
-		unsigned l2 = log2_of(mc, i, deep);
+		unsigned l2 = log2_of(mc, i);
 
 		q->r = (struct hg_memif_ring *)(mc->base + at);
 		q->r->cookie = HG_MEMIF_COOKIE;
@@ -203,7 +206,7 @@ check_hello(struct hg_mc *mc, const struct hg_memif_hello *h, char *err, size_t 
 		mc->n_s2c = h->max_s2c_ring + 1u;
 	if (mc->n_c2s > h->max_c2s_ring + 1u ||
 	    mc->log2 > h->max_log2_ring_size ||
-	    (mc->deep && h->max_log2_ring_size < HG_MEMIF_LOG2_RING_MAX)) {
+	    ((mc->deep | mc->deep_s2c) && h->max_log2_ring_size < HG_MEMIF_LOG2_RING_MAX)) {
 		snprintf(why, sizeof(why), "the memif server takes %u rings towards it, "
 			 "%u back, of 2^%u slots at most", h->max_c2s_ring + 1u,
 			 h->max_s2c_ring + 1u, (unsigned)h->max_log2_ring_size);
@@ -214,7 +217,7 @@ check_hello(struct hg_mc *mc, const struct hg_memif_hello *h, char *err, size_t 
 
 int
 hg_mc_connect(struct hg_mc *mc, const char *path, unsigned n_c2s, unsigned n_s2c,
-	      unsigned log2, uint64_t deep, unsigned bsize, size_t extra, char *err,
+	      unsigned log2, uint64_t deep, uint64_t deep_s2c, unsigned bsize, size_t extra, char *err,
 	      size_t n)
 {
 	struct hg_memif_msg m;
@@ -226,12 +229,13 @@ hg_mc_connect(struct hg_mc *mc, const char *path, unsigned n_c2s, unsigned n_s2c
 	mc->n_s2c = n_s2c;
 	mc->log2 = log2;
 	mc->deep = deep;
+	mc->deep_s2c = deep_s2c;
 	mc->bsize = bsize;
 	if (n_c2s == 0 || n_s2c == 0 || n_c2s > HG_MC_RINGS || n_s2c > HG_MC_RINGS ||
 	    log2 < 1 || log2 > HG_MEMIF_LOG2_RING_MAX)
 		return fail(err, n, "memif: no such ring geometry%s", "");
 	if (dial(mc, path, err, n) < 0 || expect(mc, HG_MEMIF_MSG_HELLO, &m, err, n) < 0 ||
-	    check_hello(mc, &m.hello, err, n) < 0 || make_region(mc, deep, extra, err, n) < 0)
+	    check_hello(mc, &m.hello, err, n) < 0 || make_region(mc, extra, err, n) < 0)
 		return -1;
 	m = (struct hg_memif_msg){ .type = HG_MEMIF_MSG_INIT };
 	m.init.version = HG_MEMIF_VERSION;
@@ -400,13 +404,37 @@ hg_mc_rx(struct hg_mc *mc, unsigned i, unsigned max,
 	return got;
 }
 
+unsigned
+hg_mc_rx_release(struct hg_mc *mc, unsigned i)
+{
+	struct hg_mc_ring *q = &mc->s2c[i];
+	uint16_t tail = __atomic_load_n(&q->r->tail, __ATOMIC_ACQUIRE);
+	unsigned got = (uint16_t)(tail - q->next), k;
+
+	/* never more than the ring, whatever the server wrote */
+	if (got > (unsigned)q->mask + 1u)
+		got = (unsigned)q->mask + 1u;
+
+	for (k = 0; k < got; k++) {
+		uint16_t s = (uint16_t)(q->next + k) & q->mask;
+
+		q->r->desc[s] = (struct hg_memif_desc){
+			.length = mc->bsize, .offset = q->buf0 + (uint32_t)s * mc->bsize };
+	}
+	q->next = (uint16_t)(q->next + got);
+	q->head = (uint16_t)(q->head + got);
+	__atomic_store_n(&q->r->head, q->head, __ATOMIC_RELEASE);
+	return got;
+}
+
 static int
 rx_pending(const struct hg_mc *mc)
 {
 	unsigned i;
 
 	for (i = 0; i < mc->n_s2c; i++)
-		if (__atomic_load_n(&mc->s2c[i].r->tail, __ATOMIC_ACQUIRE) != mc->s2c[i].next)
+		if (!(mc->sunk >> i & 1) &&
+		    __atomic_load_n(&mc->s2c[i].r->tail, __ATOMIC_ACQUIRE) != mc->s2c[i].next)
 			return 1;
 	return 0;
 }
@@ -428,6 +456,13 @@ hg_mc_set_quiet(struct hg_mc *mc, uint64_t rings)
 	uint64_t all = mc->n_s2c >= 64 ? UINT64_MAX : (1ull << mc->n_s2c) - 1;
 
 	mc->quiet = (rings & all) == all ? 0 : rings & all;
+}
+
+void
+hg_mc_set_sunk(struct hg_mc *mc, uint64_t rings)
+{
+	mc->sunk = rings;
+	mc->quiet |= rings;
 }
 
 int

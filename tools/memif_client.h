@@ -43,8 +43,11 @@ struct hg_mc {
 	uint64_t size;
 	unsigned log2, bsize, n_c2s, n_s2c;
 	uint64_t deep;			/* C2S rings of the largest size */
+	uint64_t deep_s2c;		/* ... and S2C rings */
 	uint64_t quiet;			/* S2C rings hg_mc_rx_wait leaves
 					 * masked (hg_mc_set_quiet) */
+	uint64_t sunk;			/* ... and does not look at
+					 * (hg_mc_set_sunk) */
 	struct hg_mc_ring c2s[HG_MC_RINGS], s2c[HG_MC_RINGS];
 	uint32_t extra;			/* offset of the caller's bytes */
 	int fds[1 + 2 * HG_MC_RINGS];	/* the memfd, the eventfds */
@@ -55,11 +58,14 @@ struct hg_mc {
 /* Connects to the memif socket at path (@NAME: abstract) as interface 0
  * with n_c2s rings towards the server and n_s2c back (fewer if the server
  * sends on fewer: mc->n_s2c), of 2^log2 slots but
- * for the C2S rings in the bit mask deep: 2^HG_MEMIF_LOG2_RING_MAX (a
- * replay refills such a ring every millisecond, not every 70 us). 0, or
- * -1 with the reason in err (the server's own words where it gave some). */
+ * for the C2S rings in the bit mask deep and the S2C rings in deep_s2c:
+ * 2^HG_MEMIF_LOG2_RING_MAX (a replay refills such a ring every
+ * millisecond, not every 70 us, and releases its answers as seldom:
+ * hg_mc_rx_release). 0, or -1 with the reason in err (the server's own
+ * words where it gave some). */
 int hg_mc_connect(struct hg_mc *mc, const char *path, unsigned n_c2s,
-		  unsigned n_s2c, unsigned log2, uint64_t deep, unsigned bsize,
+		  unsigned n_s2c, unsigned log2, uint64_t deep, uint64_t deep_s2c,
+		  unsigned bsize,
 		  size_t extra, char *err, size_t n);
 void hg_mc_close(struct hg_mc *mc);
 
@@ -110,6 +116,12 @@ hg_mc_extra(struct hg_mc *mc)
 unsigned hg_mc_rx(struct hg_mc *mc, unsigned i, unsigned max,
 		  void (*fn)(void *arg, const uint8_t *f, uint32_t len), void *arg);
 
+/* Gives every frame the server put on S2C ring i back to it unread, as
+ * a link's far end takes a flood's answers at no cost to the host that
+ * measures (a store per slot: the frames are never touched). Returns how
+ * many. */
+unsigned hg_mc_rx_release(struct hg_mc *mc, unsigned i);
+
 /* Waits at most ns for a frame on any S2C ring, asleep: the rings ask
  * the server for an eventfd write (MASK_INT cleared) only for the time of
  * the wait, so a server under load is never asked (the way NAPI and
@@ -125,5 +137,11 @@ int hg_mc_rx_wait(struct hg_mc *mc, uint64_t ns);
  * the daemon's fast-path core (bench/isolation, 1400 B). Ignored if it
  * covers every ring: the waits would be blind. */
 void hg_mc_set_quiet(struct hg_mc *mc, uint64_t rings);
+
+/* S2C rings that another thread gives back unread (hg_mc_rx_release):
+ * quiet, and their frames never end a wait (hg_mc_rx_wait), or a
+ * receiver would spin on what is not its to take. Before the threads
+ * that poll start. */
+void hg_mc_set_sunk(struct hg_mc *mc, uint64_t rings);
 
 #endif /* HG_TOOLS_MEMIF_CLIENT_H */

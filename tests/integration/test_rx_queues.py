@@ -123,6 +123,23 @@ def run(d, rx_map, secs=2.0, port=SINK, size=64):
                                      check=True).stdout)
 
 
+def test_a_floods_answers_are_counted_unread_on_a_ring_of_their_own(mq):
+    """A flood's answers go to the flood's host, not to the prober's: on
+    a ring back that carries one blast's answers and no timed load's,
+    hgload's replay gives them back unread and counts them, and its
+    receiver, which times the victim, never sees them. Every answer
+    counted is one the daemon sent on that queue's ring."""
+    q = {t["name"]: t["rx_queue"] for t in mq.tenants().values()}
+    before = rx_queues(mq)
+    victim, blast = run(mq, mq.rx_map(), secs=1.0, port=PINNED)
+    after = rx_queues(mq)
+    sent = after[q["pinned"]]["tx_packets"] - before[q["pinned"]]["tx_packets"]
+    assert victim["lost"] == 0 and victim["send_errors"] == 0, victim
+    # what still came after the replay's last look is not counted
+    assert 0.5 * sent <= blast["received"] <= sent, (sent, blast)
+    assert blast["received"] > 1000, blast
+
+
 def test_a_flood_its_app_cannot_take_stays_in_the_link(mq):
     """The sink never reads: once its ring is full, RX leaves its queue
     unread (held) and the link keeps or drops the flood, at no cost to
