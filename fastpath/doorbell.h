@@ -32,6 +32,15 @@ hg_bell_note(struct hg_fp_core *c, unsigned t, unsigned ctx)
 		c->bell[c->n_bell++] = (struct hg_bell){ (uint16_t)t, (uint16_t)ctx };
 }
 
+/* Has context ctx of tenant tn armed its doorbell? A look only, for
+ * choosing when to ring (hg_bells_behind): it is tenant memory, and
+ * the ring itself looks again after its fence (hg_bell_ring). */
+static inline int
+hg_bell_armed(const struct hg_tenant *tn, unsigned ctx)
+{
+	return __atomic_load_n(&tn->ctx_shm[ctx].armed, __ATOMIC_RELAXED) != 0;
+}
+
 /* The fast path's side of the protocol, after the enqueues: fence, then
  * look at armed. Returns 1 if it rang (made the system call, to be billed).
  * The eventfd and the context index are the daemon's own; armed is tenant

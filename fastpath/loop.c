@@ -15,6 +15,7 @@
 
 #include "dp.h"
 #include "nap.h"
+#include "waiting.h"
 #include "xmit.h"
 
 #define HG_CMD_EVERY      1024u
@@ -143,6 +144,10 @@ hg_fp_loop(void *arg)
 		c->now = t0;
 		pmd0 = c->pmd_cycles;
 		work = hg_fp_rx(dp, c);
+		if (hg_bells_behind(dp, c)) {
+			hg_fp_flush(dp, c);
+			hg_fp_bells(dp, c);
+		}
 		work += hg_fp_tx(dp, c);
 		work += hg_fp_sched(dp, c);
 		/* the pass's frames leave in one call, then the wake-ups:

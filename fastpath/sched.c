@@ -224,7 +224,7 @@ serve(struct hg_dp *dp, struct hg_fp_core *c, int t, int protect, int funded,
 unsigned
 hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c)
 {
-	int protect = hg_protecting(dp), t;
+	int protect = hg_protecting(dp), t, next;
 	unsigned sent = 0, n, start;
 
 	if (hg_tset_empty(&c->pend))
@@ -234,9 +234,8 @@ hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c)
 		return t < 0 ? 0 : serve(dp, c, t, 1, 0, 1, HG_BATCH);
 	}
 	start = c->sched_rr % HG_MAX_TENANTS;
-	for (t = hg_sched_next(dp, c, hg_tset_next(&c->pend, start), start, protect);
-	     t >= 0 && sent < HG_BATCH;
-	     t = hg_sched_next(dp, c, hg_tset_lap_next(&c->pend, t, start), start, protect)) {
+	t = hg_sched_next(dp, c, hg_tset_next(&c->pend, start), start, protect);
+	while (t >= 0 && sent < HG_BATCH) {
 		c->sched_rr = (unsigned)t + 1;
 		n = serve(dp, c, t, protect, 1, 0, HG_BATCH - sent);
 		sent += n;
@@ -244,6 +243,10 @@ hg_fp_sched(struct hg_dp *dp, struct hg_fp_core *c)
 		 * retried next pass) */
 		if (n == 0 && hg_tset_has(&c->pend, (unsigned)t))
 			break;
+		next = hg_sched_next(dp, c, hg_tset_lap_next(&c->pend, t, start), start, protect);
+		if (sent < HG_BATCH && hg_sched_flush_between(dp, c, protect, t, next))
+			hg_fp_flush(dp, c);
+		t = next;
 	}
 	return sent;
 }

@@ -231,3 +231,53 @@ Test(sched_pick, a_frame_staged_for_another_is_work_waiting)
 	s->n = 0;
 	s->of[0] = s->of[1] = 0;
 }
+
+/* A worker that armed its doorbell is woken right after RX when another
+ * tenant's answers would go first (hg_bells_behind): rung at the pass's
+ * end, a victim's wake-up waited for a flood's batch and its flush. A
+ * lone tenant's doorbells still wait for its own answers to leave, and a
+ * context that is not asleep needs no early ring. */
+Test(sched_pick, a_sleeping_worker_is_woken_before_a_neighbours_answers)
+{
+	static struct hg_ctx_shm shm[2][2];
+
+	dp->tenant[0].ctx_shm = shm[0];
+	dp->tenant[1].ctx_shm = shm[1];
+	c->bell[c->n_bell++] = (struct hg_bell){ .tenant = 0, .ctx = 1 };
+	hg_tset_add(&c->pend, 1);
+	cr_assert(!hg_bells_behind(dp, c), "its worker is awake");
+	shm[0][1].armed = 1;
+	cr_assert(hg_bells_behind(dp, c), "asleep, with the flood's answers pending");
+	hg_tset_del(&c->pend, 1);
+	hg_tset_add(&c->pend, 0);
+	cr_assert(!hg_bells_behind(dp, c), "only its own tenant's answers");
+	hg_tset_del(&c->pend, 0);
+	c->n_bell = 0;
+	cr_assert(!hg_bells_behind(dp, c), "nobody delivered to");
+}
+
+/* Where each queue answers on a TX ring of its own, what SCHED staged
+ * leaves before the next tenant's batch is built (hg_sched_flush_between):
+ * a victim's answer served first waited for the flood's batch and its
+ * copy. Not on one shared ring, not with protection off, not at the
+ * lap's end or for the same tenant, and not with nothing staged. */
+Test(sched_pick, a_funded_answer_leaves_before_the_next_tenants_batch)
+{
+	struct hg_tx_stage *s = &c->stage;
+
+	hg_dp_set_rxq(dp, HG_RX_PEER, 3);
+	link_with_rings(3);
+	conn->n_tx = 3;
+	s->who[s->n++] = (struct hg_stage_who){ .tenant = 0, .len = 64 };
+	cr_assert(hg_sched_flush_between(dp, c, 1, 0, 1));
+	cr_assert(!hg_sched_flush_between(dp, c, 0, 0, 1), "protection off");
+	cr_assert(!hg_sched_flush_between(dp, c, 1, 0, -1), "the lap is over");
+	cr_assert(!hg_sched_flush_between(dp, c, 1, 0, 0), "the same tenant again");
+	conn->n_tx = 1;
+	cr_assert(!hg_sched_flush_between(dp, c, 1, 0, 1), "one ring for all");
+	conn->n_tx = 3;
+	s->n = 0;
+	cr_assert(!hg_sched_flush_between(dp, c, 1, 0, 1), "nothing staged");
+	dp->mif = NULL;
+	free(conn);
+}
