@@ -256,6 +256,8 @@ struct rx_peek {
 	uint64_t cycles;	/* spent on the frames it dropped */
 	int own;		/* the tenant whose own queue this is, or -1 */
 	uint64_t look;		/* TSC of the next look at the others' work */
+	uint32_t unclocked;	/* bytes looked at on a tenant's own queue
+				 * since the clock was last read */
 	/* the run of drops being timed: run_n of tenant run_t's frames,
 	 * each met fate run_f, since TSC run_t0 */
 	uint32_t run_n;
@@ -321,13 +323,30 @@ peek_drop(struct rx_peek *pk, int t, enum hg_rx_fate f)
  * has taken its frames before RX sees them. */
 #define HG_RX_LOOK_US 2u
 
+/* ... the clock read once per HG_RX_CLOCK_BYTES of frames, the first
+ * frame's included: a frame's time is mostly its copy, and a TSC read a
+ * frame (~24 cycles here) was a fifth of what a 64 B frame of a flood
+ * cost RX on its own queue. Frames of 1 KB or more read it each. */
+#define HG_RX_CLOCK_BYTES 1024u
+
+/* The time for a frame of len bytes on a tenant's own queue, where the
+ * burst's looks want it (hg_rx_clock_due), else 0. */
+static inline uint64_t
+peek_clock(struct rx_peek *pk, uint32_t len)
+{
+	if (pk->own < 0 || !hg_rx_clock_due(&pk->unclocked, len, HG_RX_CLOCK_BYTES))
+		return 0;
+	return rte_rdtsc();
+}
+
 /* Does the burst stop before this frame, leaving it and those behind it
  * in the link for the next pass? Only on a tenant's own queue with
- * protection on, and only once another tenant's work is there. */
+ * protection on, and only once another tenant's work is there. now: the
+ * frame's peek_clock; 0: no look this frame. */
 static inline int
 rx_cut(struct rx_peek *pk, uint64_t now)
 {
-	if (pk->own < 0 || now < pk->look)
+	if (pk->own < 0 || now == 0 || now < pk->look)
 		return 0;
 	pk->look = now + pk->c->tsc_us * HG_RX_LOOK_US;
 	if (!hg_others_waiting(pk->dp, pk->c, (unsigned)pk->own))
@@ -393,7 +412,7 @@ rx_peek(void *arg, const uint8_t *f, uint32_t len)
 	struct hg_dp *dp = pk->dp;
 	struct hg_fp_core *c = pk->c;
 	/* the time, on a tenant's own queue only: its cuts and holds */
-	uint64_t t0 = pk->own >= 0 ? rte_rdtsc() : 0;
+	uint64_t t0 = peek_clock(pk, len);
 	struct hg_parsed p;
 	enum hg_tenant_drop why;
 	const struct hg_tenant_view *v;
@@ -411,7 +430,7 @@ rx_peek(void *arg, const uint8_t *f, uint32_t len)
 		return peek_end(pk, HG_MIF_TAKE);
 	switch (hg_rx_shed(dp, c, pk->g, t, pk->own)) {
 	case HG_RX_HOLD:
-		return rx_hold(pk, (unsigned)t, t0);
+		return rx_hold(pk, (unsigned)t, t0 != 0 ? t0 : rte_rdtsc());
 	case HG_RX_SHED:
 		why = HG_TDROP_OVER_BUDGET;
 		break;
@@ -465,7 +484,8 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q, unsigned max)
 	uint64_t t0 = rte_rdtsc(), t, now, share;
 	unsigned i, n, n_rep = 0, rep0;
 	struct rx_gate g;
-	struct rx_peek pk = { .dp = dp, .c = c, .g = &g, .own = -1 };
+	struct rx_peek pk = { .dp = dp, .c = c, .g = &g, .own = -1,
+			      .unclocked = HG_RX_CLOCK_BYTES };
 	enum hg_rx_fate fate;
 	int tenant;
 	uint16_t seen;

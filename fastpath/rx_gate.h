@@ -342,4 +342,19 @@ hg_rx_room(const struct hg_dp *dp, const struct hg_fp_core *c, const struct hg_r
 	return RTE_MIN(room, HG_BATCH);
 }
 
+/* Is the clock due for a frame of len bytes, once per `every` bytes of
+ * frames (*unclocked: those since the last read; start it at `every` for
+ * the first frame to read it)? RX's looks in a burst of a tenant's own
+ * queue (rx.c) want the time about as often as a frame's copy takes it. */
+static inline int
+hg_rx_clock_due(uint32_t *unclocked, uint32_t len, uint32_t every)
+{
+	if (*unclocked < every) {
+		*unclocked += len;
+		return 0;
+	}
+	*unclocked = len;
+	return 1;
+}
+
 #endif /* HG_FASTPATH_RX_GATE_H */

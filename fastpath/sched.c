@@ -68,8 +68,11 @@ extra_work(uint64_t cycles)
  * victim's datagram waits about as long for it as for RX's burst
  * (HG_RX_LOOK_US), seldom enough that the look costs ~1% of the batch.
  * Every 8 datagrams of 1400 B was ~6 us, and bench/isolation's victim
- * p50 at 1400 B 95 us against 85 us so (four runs each). */
-#define HG_SCHED_CHUNK 8u
+ * p50 at 1400 B 95 us against 85 us so (four runs each). A batch of 64 B
+ * datagrams (~100 cycles each) looks once at most: 32 of them are ~1.2
+ * us, and a look every 8 (a third of a microsecond) cost protection 5-10%
+ * of the pair's throughput there (with the peek's clock, below). */
+#define HG_SCHED_CHUNK HG_BATCH
 #define HG_SCHED_LOOK_US 2u
 /* ... and spends up to this many quanta (batch_room) */
 #define HG_SCHED_SOLO 4

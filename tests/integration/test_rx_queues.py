@@ -200,8 +200,14 @@ def test_a_flood_burst_stops_for_a_neighbours_work(mq, cleanup):
     waited it out. With protection on, the burst looks every 2 us and
     stops there once another tenant has work (rx_cuts), leaving the rest
     of the flood in the link for the next pass; with it off, it never
-    does. The victim loses nothing."""
-    mq.hgctl("tenant", "add", "big", "--ports", f"{BIG}-{BIG}", "--rx-queue", "3")
+    does. The victim loses nothing. The flood gets the queue nobody has:
+    on the pinned tenant's (3), it shared it, no burst of it was ever
+    its own, and the cuts counted were the victim's bursts, stopped for
+    the flood's work whenever the core lost its CPU mid-burst."""
+    used = {t["rx_queue"] for t in mq.tenants().values()}
+    free = sorted(set(range(4)) - used)
+    assert free, used
+    mq.hgctl("tenant", "add", "big", "--ports", f"{BIG}-{BIG}", "--rx-queue", str(free[0]))
     cuts = lambda: mq.stats()["cores"][0]["rx_cuts"]          # noqa: E731
     try:
         cleanup.append(mq.echo("big", BIG, cpus="0"))
