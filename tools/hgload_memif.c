@@ -402,6 +402,7 @@ hgl_memif_poll(uint64_t max_ns,
 static unsigned ring_of(unsigned f, uint16_t dport);
 static uint64_t timed_rings(const struct hgl_memif_cfg *c);
 static uint64_t sunk_rings(const struct hgl_memif_cfg *c, uint64_t replayed);
+static uint64_t timed_ring_bits(const struct hgl_memif_cfg *c);
 
 static void
 ignore(void *arg, unsigned f, uint16_t sport, const uint8_t *p, size_t n)
@@ -490,14 +491,11 @@ hgl_memif_open(const struct hgl_memif_cfg *c, char *err, size_t n)
 static uint64_t
 sunk_rings(const struct hgl_memif_cfg *c, uint64_t replayed)
 {
-	uint64_t timed = 0, sunk = 0;
-	unsigned k, f, r;
+	uint64_t timed = timed_ring_bits(c), sunk = 0;
+	unsigned r;
 
 	if (c->n_timed == 0 || hg_rx_map_rings(&mf.map) < 2)
 		return 0;
-	for (k = 0; k < c->n_timed && k < RTE_DIM(c->timed); k++)
-		for (f = 0; f < c->timed[k].flows && f < 64u * HG_RX_MAP_RINGS; f++)
-			timed |= 1ull << (ring_of(c->timed[k].flow0 + f, c->timed[k].dport) % 64u);
 	for (r = 0; r < HG_RX_MAP_RINGS && r < 64; r++)
 		if ((replayed & ~timed) >> r & 1 && mf.own[r]->replays == 1)
 			sunk |= 1ull << r;
@@ -510,11 +508,18 @@ sunk_rings(const struct hgl_memif_cfg *c, uint64_t replayed)
 static uint64_t
 timed_rings(const struct hgl_memif_cfg *c)
 {
+	if (mf.mc.n_s2c < hg_rx_map_rings(&mf.map))
+		return UINT64_MAX;
+	return timed_ring_bits(c);
+}
+
+/* The rings the map sends the timed loads' flows on. */
+static uint64_t
+timed_ring_bits(const struct hgl_memif_cfg *c)
+{
 	uint64_t rings = 0;
 	unsigned k, f;
 
-	if (mf.mc.n_s2c < hg_rx_map_rings(&mf.map))
-		return UINT64_MAX;
 	for (k = 0; k < c->n_timed && k < RTE_DIM(c->timed); k++)
 		for (f = 0; f < c->timed[k].flows && f < 64u * HG_RX_MAP_RINGS; f++)
 			rings |= 1ull << (ring_of(c->timed[k].flow0 + f, c->timed[k].dport) % 64u);

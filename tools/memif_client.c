@@ -375,6 +375,23 @@ hg_mc_replay_push(struct hg_mc *mc, unsigned i, const uint32_t *off,
 	return room;
 }
 
+/* Slot s of S2C ring q back to the server, its buffer as it was posted. */
+static inline void
+repost(const struct hg_mc *mc, struct hg_mc_ring *q, uint16_t s)
+{
+	q->r->desc[s] = (struct hg_memif_desc){
+		.length = mc->bsize, .offset = q->buf0 + (uint32_t)s * mc->bsize };
+}
+
+/* The n slots read since the last call (reposted) go back to the server. */
+static inline void
+rx_done(struct hg_mc_ring *q, unsigned n)
+{
+	q->next = (uint16_t)(q->next + n);
+	q->head = (uint16_t)(q->head + n);
+	__atomic_store_n(&q->r->head, q->head, __ATOMIC_RELEASE);
+}
+
 unsigned
 hg_mc_rx(struct hg_mc *mc, unsigned i, unsigned max,
 	 void (*fn)(void *arg, const uint8_t *f, uint32_t len), void *arg)
@@ -383,24 +400,19 @@ hg_mc_rx(struct hg_mc *mc, unsigned i, unsigned max,
 	uint16_t tail = __atomic_load_n(&q->r->tail, __ATOMIC_ACQUIRE), s;
 	unsigned got = 0;
 
-	while (q->next != tail && got < max) {
+	while ((uint16_t)(q->next + got) != tail && got < max) {
 		struct hg_memif_desc d;
 
-		s = q->next & q->mask;
+		s = (uint16_t)(q->next + got) & q->mask;
 		memcpy(&d, &q->r->desc[s], sizeof(d));
 		/* the server is trusted less than our own memory */
 		if ((uint64_t)d.offset + d.length <= mc->size && d.region == 0)
 			fn(arg, mc->base + d.offset, d.length);
-		/* back to the server, as it was posted */
-		q->r->desc[s] = (struct hg_memif_desc){
-			.length = mc->bsize, .offset = q->buf0 + (uint32_t)s * mc->bsize };
-		q->next++;
+		repost(mc, q, s);
 		got++;
 	}
-	if (got > 0) {
-		q->head = (uint16_t)(q->head + got);
-		__atomic_store_n(&q->r->head, q->head, __ATOMIC_RELEASE);
-	}
+	if (got > 0)
+		rx_done(q, got);
 	return got;
 }
 
@@ -415,15 +427,9 @@ hg_mc_rx_release(struct hg_mc *mc, unsigned i)
 	if (got > (unsigned)q->mask + 1u)
 		got = (unsigned)q->mask + 1u;
 
-	for (k = 0; k < got; k++) {
-		uint16_t s = (uint16_t)(q->next + k) & q->mask;
-
-		q->r->desc[s] = (struct hg_memif_desc){
-			.length = mc->bsize, .offset = q->buf0 + (uint32_t)s * mc->bsize };
-	}
-	q->next = (uint16_t)(q->next + got);
-	q->head = (uint16_t)(q->head + got);
-	__atomic_store_n(&q->r->head, q->head, __ATOMIC_RELEASE);
+	for (k = 0; k < got; k++)
+		repost(mc, q, (uint16_t)(q->next + k) & q->mask);
+	rx_done(q, got);
 	return got;
 }
 
