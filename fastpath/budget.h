@@ -124,6 +124,14 @@ hg_rand(uint64_t *s)
 	return x * 0x2545F4914F6CDD1Dull;
 }
 
+/* x spread over [0, n): the high half of x * n, a multiply instead of a
+ * division (one per steered datagram: ~20 cycles saved). */
+static inline uint32_t
+hg_range(uint32_t x, uint32_t n)
+{
+	return (uint32_t)(((uint64_t)x * n) >> 32);
+}
+
 static inline uint64_t
 hg_lottery_weight(const struct hg_tenant_view *const *view, int t)
 {

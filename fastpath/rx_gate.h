@@ -342,6 +342,41 @@ hg_rx_room(const struct hg_dp *dp, const struct hg_fp_core *c, const struct hg_r
 	return RTE_MIN(room, HG_BATCH);
 }
 
+/* The room a burst has left for the frames of one port, counted once at
+ * its first frame for the port (rx.c's peek_full) and used up a slot a
+ * frame taken: frames taken earlier in the burst are not in the rings
+ * yet, so a count read per frame would take them all once one slot was
+ * free, to be dropped after their copy. t -1: nothing counted. */
+struct hg_burst_room {
+	int t;
+	uint16_t port;
+	uint32_t left;
+};
+
+/* Is the count for tenant t's port p the one held? */
+static inline int
+hg_burst_room_for(const struct hg_burst_room *r, int t, uint16_t port)
+{
+	return r->t == t && r->port == port;
+}
+
+static inline void
+hg_burst_room_set(struct hg_burst_room *r, int t, uint16_t port, uint32_t room)
+{
+	*r = (struct hg_burst_room){ .t = t, .port = port, .left = room };
+}
+
+/* A slot for one more frame: 1, or 0 once the count is used up (the
+ * frame is dropped as its app's ring full). */
+static inline int
+hg_burst_room_take(struct hg_burst_room *r)
+{
+	if (r->left == 0)
+		return 0;
+	r->left--;
+	return 1;
+}
+
 /* Is the clock due for a frame of len bytes, once per `every` bytes of
  * frames (*unclocked: those since the last read; start it at `every` for
  * the first frame to read it)? RX's looks in a burst of a tenant's own

@@ -527,3 +527,23 @@ Test(tick, the_timer_asks_for_the_fine_pace_only_while_it_watches)
 	free(cs);
 	free(as);
 }
+
+Test(budget, a_draw_spread_over_n_stays_below_n_and_reaches_every_value)
+{
+	static const uint32_t ns[] = { 1, 2, 3, 7, 64 };
+	uint64_t rng = 88172645463325252ull;
+	unsigned i, k, seen;
+
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		cr_assert_eq(hg_range(0, ns[i]), 0);
+		cr_assert_eq(hg_range(UINT32_MAX, ns[i]), ns[i] - 1);
+		for (k = 0, seen = 0; k < 10000; k++) {
+			uint32_t v = hg_range((uint32_t)hg_rand(&rng), ns[i]);
+
+			cr_assert_lt(v, ns[i]);
+			seen |= 1u << (v % 32);
+		}
+		cr_assert_eq(seen, ns[i] >= 32 ? UINT32_MAX : (1u << ns[i]) - 1,
+			     "n %u: every value drawn", ns[i]);
+	}
+}

@@ -588,3 +588,21 @@ Test(rx_gate, the_clock_is_read_once_a_kilobyte_of_frames)
 		reads += (unsigned)hg_rx_clock_due(&unclocked, 106, 1024);
 	cr_assert(reads >= 9 && reads <= 11, "%u reads", reads);
 }
+
+Test(rx_gate, a_burst_takes_as_many_frames_as_it_counted_room_for)
+{
+	struct hg_burst_room r = { .t = -1 };
+	int i;
+
+	cr_assert(!hg_burst_room_for(&r, 0, 7100), "nothing counted yet");
+	hg_burst_room_set(&r, 2, 7100, 3);
+	cr_assert(hg_burst_room_for(&r, 2, 7100));
+	cr_assert(!hg_burst_room_for(&r, 2, 7000), "another port is counted anew");
+	cr_assert(!hg_burst_room_for(&r, 1, 7100), "so is another tenant's");
+	for (i = 0; i < 3; i++)
+		cr_assert(hg_burst_room_take(&r), "frame %d has a slot", i);
+	cr_assert(!hg_burst_room_take(&r), "the fourth is dropped as full");
+	cr_assert(!hg_burst_room_take(&r), "and so is every one after it");
+	hg_burst_room_set(&r, 2, 7000, 0);
+	cr_assert(!hg_burst_room_take(&r), "no room: the first frame is dropped");
+}
