@@ -77,7 +77,7 @@ POLICY_O := $(patsubst %.c,$(OBJ)/%.o,$(wildcard policy/*.c))
 
 TARGETS := $(BIN)/hourglassd $(BIN)/hgctl $(BIN)/hgload $(BIN)/hg-memif-bridge \
 	   $(BIN)/hg-echo $(BIN)/hg-idle \
-	   $(BIN)/udp-echo $(BIN)/be-sqrt $(BIN)/hg-policy-sim $(BIN)/hg-kv \
+	   $(BIN)/udp-echo $(BIN)/be-sqrt $(BIN)/hg-policy-sim $(BIN)/hg-kv $(BIN)/wake-probe \
 	   $(LIB)/libhgclient.so.$(VERSION) $(LIB)/$(SONAME) $(LIB)/libhgclient.so \
 	   $(LIB)/libhgclient.a
 
@@ -218,6 +218,12 @@ $(BIN)/be-sqrt: $(OBJ)/tools/be_sqrt.o
 	$(call say,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lm -lpthread
 
+# bench/wake_cost's probe: a cross-CPU eventfd wake-up, timed
+$(BIN)/wake-probe: $(OBJ)/tools/wake_probe.o
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lpthread
+
 # bench/policies' simulator: the dispatch policies of policy/, simulated
 $(BIN)/hg-policy-sim: $(OBJ)/bench/sim/policies.o $(POLICY_O)
 	@mkdir -p $(dir $@)
@@ -352,7 +358,7 @@ demo: deps
 	@HG_BUILD=$(BUILD) $(PYTHON) tools/demo.py
 
 # every bench, in turn; BENCHES="isolation kv" runs some (bench/NAME)
-BENCHES ?= fastpath_cost overhead isolation steering overload scale weights wakeup \
+BENCHES ?= fastpath_cost overhead isolation steering overload scale weights wakeup wake_cost \
 	   versus-kernel policies coresync kv feedback scheduling
 bench: deps
 	@$(MAKE) --no-print-directory all
