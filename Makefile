@@ -234,6 +234,7 @@ $(BIN)/hg-policy-sim: $(OBJ)/bench/sim/policies.o $(POLICY_O)
 
 # the pure-logic pieces, linked without EAL
 UNIT_LINK := $(OBJ)/fastpath/parse.o $(OBJ)/fastpath/bufpart.o $(OBJ)/fastpath/dp.o $(OBJ)/fastpath/tx.o \
+	$(OBJ)/fastpath/memif.o \
 	$(OBJ)/fastpath/drops.o $(OBJ)/fastpath/offcpu.o \
 	$(OBJ)/slowpath/config.o $(OBJ)/slowpath/settings.o $(OBJ)/slowpath/config_file.o $(OBJ)/slowpath/refill.o $(OBJ)/slowpath/publish.o $(OBJ)/slowpath/credit_pool.o \
 	$(OBJ)/slowpath/arena.o $(OBJ)/slowpath/region.o $(OBJ)/slowpath/uid_conns.o \
@@ -245,8 +246,8 @@ $(BUILD)/tests/test_rx_map: UNIT_EXTRA = $(OBJ)/tools/rx_map.o $(POLICY_O)
 $(BUILD)/tests/test_rx_map: $(OBJ)/tools/rx_map.o
 
 # the NIC send's billing, over a memif link of the test's own
-$(BUILD)/tests/test_xmit: UNIT_EXTRA = $(OBJ)/fastpath/xmit.o $(OBJ)/fastpath/memif.o $(POLICY_O)
-$(BUILD)/tests/test_xmit: $(OBJ)/fastpath/xmit.o $(OBJ)/fastpath/memif.o
+$(BUILD)/tests/test_xmit: UNIT_EXTRA = $(OBJ)/fastpath/xmit.o $(POLICY_O)
+$(BUILD)/tests/test_xmit: $(OBJ)/fastpath/xmit.o
 
 # the library's tests link its objects (without its copy of the protocol),
 # and its own (PIC) copy of policy/

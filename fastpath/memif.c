@@ -218,6 +218,24 @@ hg_mif_tx(struct hg_mif *m, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 	if (sent > 0) {
 		rte_pktmbuf_free_bulk(pkts, sent);
 		kick(r);
+		r->ahead = 0;
 	}
 	return sent;
+}
+
+void
+hg_mif_kick_ahead(struct hg_mif *m, uint16_t q)
+{
+	struct hg_mif_conn *cn = __atomic_load_n(&m->conn, __ATOMIC_ACQUIRE);
+	uint64_t one = 1;
+	struct hg_mif_ring *r;
+
+	if (cn == NULL || q >= cn->n_tx || (r = &cn->tx[q])->ahead)
+		return;
+	r->ahead = 1;
+	/* no fence: a peer that masks as we look is woken by the send */
+	if ((__atomic_load_n(&r->ring->flags, __ATOMIC_RELAXED) &
+	     HG_MEMIF_RING_FLAG_MASK_INT) == 0 && r->efd >= 0 &&
+	    write(r->efd, &one, sizeof(one)) == sizeof(one))
+		r->kicks++;
 }

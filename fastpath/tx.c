@@ -11,6 +11,7 @@
 
 #include "desc.h"
 #include "dp.h"
+#include "link.h"
 
 #define HG_TX_COLD_AFTER 64u	/* empty polls before a hot tenant goes cold */
 /* The sweep under load: one cold tenant every HG_SWEEP_EVERY passes. A
@@ -127,8 +128,10 @@ tx_poll(struct hg_dp *dp, struct hg_fp_core *c, int t, int billed, int slack)
 		return 0;
 	}
 	n = tx_tenant(dp, c, &dp->tenant[t], v, ft);
-	if (ft->pend_tail != ft->pend_head)
+	if (ft->pend_tail != ft->pend_head) {
 		hg_tset_add(&c->pend, (unsigned)t);
+		hg_link_kick_ahead(dp, c, (unsigned)t);
+	}
 	t1 = rte_rdtsc();
 	/* an empty poll is nobody's work */
 	if (n > 0) {

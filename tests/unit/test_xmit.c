@@ -4,7 +4,10 @@
  * and a memif link whose peer posted no buffer: a frame the link refuses
  * is kept for the next flush, and nobody is billed for the refusal. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "../../fastpath/memif.h"
 #include "../../fastpath/xmit.h"
@@ -108,4 +111,30 @@ Test(xmit, a_flush_sends_the_ring_with_fewest_frames_first)
 		cr_assert_eq(order[i], want[i], "place %u: queue %u, not %u", i, order[i], want[i]);
 	hg_flush_order(frames, 1, order);
 	cr_assert_eq(order[0], 0);
+}
+
+/* A peer asleep on its ring is woken once ahead of the frames on their
+ * way to it, not once per look; a peer that polls (its ring masked) is
+ * never written to. */
+Test(xmit, a_sleeping_peer_is_kicked_once_ahead_of_its_frames)
+{
+	uint64_t v = 0;
+	int efd = eventfd(0, EFD_NONBLOCK);
+
+	cr_assert(efd >= 0);
+	conn->tx[0].efd = efd;
+	ring.flags = 0;
+	hg_mif_kick_ahead(&mif, 0);
+	hg_mif_kick_ahead(&mif, 0);
+	cr_assert_eq(read(efd, &v, sizeof(v)), sizeof(v));
+	cr_assert_eq(v, 1, "one write for two looks, not %" PRIu64, v);
+	cr_assert_eq(conn->tx[0].kicks, 1);
+	hg_mif_kick_ahead(&mif, 1);	/* a ring the peer did not give */
+	conn->tx[0].ahead = 0;		/* as a send leaves it */
+	ring.flags = HG_MEMIF_RING_FLAG_MASK_INT;
+	hg_mif_kick_ahead(&mif, 0);
+	cr_assert_eq(read(efd, &v, sizeof(v)), -1, "a masked ring is not kicked");
+	cr_assert_eq(conn->tx[0].kicks, 1);
+	conn->tx[0].efd = -1;
+	close(efd);
 }
