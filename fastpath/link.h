@@ -63,17 +63,22 @@ hg_link_tx_per_queue(const struct hg_dp *dp, const struct hg_fp_core *c)
 	       hg_mif_tx_rings(dp->mif) >= dp->n_cores * c->n_rxq;
 }
 
+/* A ring that had frames within this long needs no early kick
+ * (hg_mif_kick_ahead): its peer is awake, or kicked by every send. */
+#define HG_KICK_AHEAD_QUIET_US 10u
+
 /* Tenant t has frames on their way to the link on core c (TX took its
- * app's answers): wakes the memif peer that sleeps on the ring they will
- * leave by, where that ring is the tenant's queue's own
+ * app's answers at TSC now): wakes the memif peer that sleeps on the ring
+ * they will leave by, where that ring is the tenant's queue's own
  * (hg_mif_kick_ahead). On a ring every tenant shares, a flood's answers
  * would have it kicked twice each pass. */
 static inline void
-hg_link_kick_ahead(struct hg_dp *dp, const struct hg_fp_core *c, unsigned t)
+hg_link_kick_ahead(struct hg_dp *dp, const struct hg_fp_core *c, unsigned t, uint64_t now)
 {
 	if (hg_link_tx_per_queue(dp, c))
 		hg_mif_kick_ahead(dp->mif, (uint16_t)(c->idx * c->n_rxq +
-						      hg_view(dp, t)->rxq % c->n_rxq));
+						      hg_view(dp, t)->rxq % c->n_rxq),
+				  now, c->tsc_us * HG_KICK_AHEAD_QUIET_US);
 }
 
 #endif /* HG_FASTPATH_LINK_H */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <rte_branch_prediction.h>
+#include <rte_cycles.h>
 #include <rte_memcpy.h>
 
 #include "dp.h"
@@ -219,18 +220,20 @@ hg_mif_tx(struct hg_mif *m, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 		rte_pktmbuf_free_bulk(pkts, sent);
 		kick(r);
 		r->ahead = 0;
+		r->sent_tsc = rte_rdtsc();
 	}
 	return sent;
 }
 
 void
-hg_mif_kick_ahead(struct hg_mif *m, uint16_t q)
+hg_mif_kick_ahead(struct hg_mif *m, uint16_t q, uint64_t now, uint64_t quiet)
 {
 	struct hg_mif_conn *cn = __atomic_load_n(&m->conn, __ATOMIC_ACQUIRE);
 	uint64_t one = 1;
 	struct hg_mif_ring *r;
 
-	if (cn == NULL || q >= cn->n_tx || (r = &cn->tx[q])->ahead)
+	if (cn == NULL || q >= cn->n_tx || (r = &cn->tx[q])->ahead ||
+	    now - r->sent_tsc < quiet)
 		return;
 	r->ahead = 1;
 	/* no fence: a peer that masks as we look is woken by the send */

@@ -46,6 +46,7 @@ struct hg_mif_ring {
 	uint16_t next;			/* RX: next slot to read; TX: to fill */
 	int efd;			/* the peer's eventfd, -1 */
 	uint8_t ahead;			/* TX: kicked ahead of its next send */
+	uint64_t sent_tsc;		/* TX: when frames last went on it */
 	uint64_t kicks;			/* TX: eventfd writes the peer asked for */
 };
 
@@ -127,11 +128,14 @@ hg_mif_rx_waiting(const struct hg_mif *m, uint16_t q)
 uint16_t hg_mif_tx(struct hg_mif *m, uint16_t q, struct rte_mbuf **pkts,
 		   uint16_t n, uint64_t *bad);
 
-/* Wakes a peer that sleeps on S2C ring q now, when frames for it are on
- * their way (hg_link_kick_ahead), once until the ring's next send: a
- * wake-up takes the peer's CPU 11-21 us here (bench/wake_cost), which
+/* Wakes a peer that sleeps on S2C ring q now (TSC), when frames for it
+ * are on their way (hg_link_kick_ahead), once until the ring's next send:
+ * a wake-up takes the peer's CPU 11-21 us here (bench/wake_cost), which
  * then overlaps the frames' SCHED and flush instead of following them.
- * A hint: the send still kicks a peer that is asleep by then. */
-void hg_mif_kick_ahead(struct hg_mif *m, uint16_t q);
+ * Not if the ring had frames within quiet cycles: a peer that gets them
+ * that often is awake, or kicked by each send already, and one that
+ * never masks its ring would be written to twice a send. A hint: the
+ * send still kicks a peer that is asleep by then. */
+void hg_mif_kick_ahead(struct hg_mif *m, uint16_t q, uint64_t now, uint64_t quiet);
 
 #endif /* HG_FASTPATH_MEMIF_H */

@@ -114,25 +114,29 @@ Test(xmit, a_flush_sends_the_ring_with_fewest_frames_first)
 }
 
 /* A peer asleep on its ring is woken once ahead of the frames on their
- * way to it, not once per look; a peer that polls (its ring masked) is
- * never written to. */
+ * way to it, not once per look, and only if its ring has been quiet; a
+ * peer that polls (its ring masked) is never written to. */
 Test(xmit, a_sleeping_peer_is_kicked_once_ahead_of_its_frames)
 {
+	const uint64_t quiet = 1000, sent = 5000;
 	uint64_t v = 0;
 	int efd = eventfd(0, EFD_NONBLOCK);
 
 	cr_assert(efd >= 0);
 	conn->tx[0].efd = efd;
+	conn->tx[0].sent_tsc = sent;
 	ring.flags = 0;
-	hg_mif_kick_ahead(&mif, 0);
-	hg_mif_kick_ahead(&mif, 0);
+	hg_mif_kick_ahead(&mif, 0, sent + quiet - 1, quiet);
+	cr_assert_eq(read(efd, &v, sizeof(v)), -1, "frames went out just now: no kick");
+	hg_mif_kick_ahead(&mif, 0, sent + quiet, quiet);
+	hg_mif_kick_ahead(&mif, 0, sent + quiet + 1, quiet);
 	cr_assert_eq(read(efd, &v, sizeof(v)), sizeof(v));
 	cr_assert_eq(v, 1, "one write for two looks, not %" PRIu64, v);
 	cr_assert_eq(conn->tx[0].kicks, 1);
-	hg_mif_kick_ahead(&mif, 1);	/* a ring the peer did not give */
+	hg_mif_kick_ahead(&mif, 1, sent + quiet, quiet);	/* a ring the peer did not give */
 	conn->tx[0].ahead = 0;		/* as a send leaves it */
 	ring.flags = HG_MEMIF_RING_FLAG_MASK_INT;
-	hg_mif_kick_ahead(&mif, 0);
+	hg_mif_kick_ahead(&mif, 0, sent + quiet, quiet);
 	cr_assert_eq(read(efd, &v, sizeof(v)), -1, "a masked ring is not kicked");
 	cr_assert_eq(conn->tx[0].kicks, 1);
 	conn->tx[0].efd = -1;
