@@ -51,7 +51,7 @@ struct hg_mif_ring {
 };
 
 /* A connected peer: immutable once published, but for each ring's next,
- * ahead and kicks, written by the ring's one core. */
+ * ahead, sent_tsc and kicks, written by the ring's one core. */
 struct hg_mif_conn {
 	uint32_t n_rx, n_tx;		/* rings the peer gave, each way */
 	uint32_t n_regions;

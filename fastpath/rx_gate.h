@@ -353,7 +353,7 @@ struct hg_burst_room {
 	uint32_t left;
 };
 
-/* Is the count for tenant t's port p the one held? */
+/* Is the count held the one for tenant t's port? */
 static inline int
 hg_burst_room_for(const struct hg_burst_room *r, int t, uint16_t port)
 {
