@@ -167,23 +167,29 @@ copy_out(uint8_t *dst, const struct rte_mbuf *b)
 	}
 }
 
-/* The peer's receiver sleeps on its eventfd unless it masked it: one
- * write per burst, and only while it sleeps (a poller masks it; hgload
- * unmasks it only for the time it waits). Its cost is in the flush's PMD
- * cycles, billed to the frames it carried. The fence orders the tail's
- * store before the flag's load, as the peer orders its flag's store
- * before its load of the tail: one of the two sees the other. */
+/* Writes the eventfd of a peer that sleeps on ring r: one that did not
+ * mask it (a poller masks it; hgload unmasks it only while it waits). */
 static inline void
-kick(struct hg_mif_ring *r)
+kick_asleep(struct hg_mif_ring *r)
 {
 	uint64_t one = 1;
 
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if ((__atomic_load_n(&r->ring->flags, __ATOMIC_RELAXED) &
-	     HG_MEMIF_RING_FLAG_MASK_INT) == 0 && r->efd >= 0) {
-		if (write(r->efd, &one, sizeof(one)) == sizeof(one))
-			r->kicks++;
-	}
+	     HG_MEMIF_RING_FLAG_MASK_INT) == 0 && r->efd >= 0 &&
+	    write(r->efd, &one, sizeof(one)) == sizeof(one))
+		r->kicks++;
+}
+
+/* After a burst: one write per burst, and only while the peer sleeps.
+ * Its cost is in the flush's PMD cycles, billed to the frames it carried.
+ * The fence orders the tail's store before the flag's load, as the peer
+ * orders its flag's store before its load of the tail: one of the two
+ * sees the other. */
+static inline void
+kick(struct hg_mif_ring *r)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	kick_asleep(r);
 }
 
 uint16_t
@@ -229,7 +235,6 @@ void
 hg_mif_kick_ahead(struct hg_mif *m, uint16_t q, uint64_t now, uint64_t quiet)
 {
 	struct hg_mif_conn *cn = __atomic_load_n(&m->conn, __ATOMIC_ACQUIRE);
-	uint64_t one = 1;
 	struct hg_mif_ring *r;
 
 	if (cn == NULL || q >= cn->n_tx || (r = &cn->tx[q])->ahead ||
@@ -237,8 +242,5 @@ hg_mif_kick_ahead(struct hg_mif *m, uint16_t q, uint64_t now, uint64_t quiet)
 		return;
 	r->ahead = 1;
 	/* no fence: a peer that masks as we look is woken by the send */
-	if ((__atomic_load_n(&r->ring->flags, __ATOMIC_RELAXED) &
-	     HG_MEMIF_RING_FLAG_MASK_INT) == 0 && r->efd >= 0 &&
-	    write(r->efd, &one, sizeof(one)) == sizeof(one))
-		r->kicks++;
+	kick_asleep(r);
 }

@@ -379,30 +379,15 @@ rx_hold(struct rx_peek *pk, unsigned t, uint64_t t0)
 	return HG_MIF_STOP;
 }
 
-/* Is the ring of the worker a peeked frame steers to full? Not asked on
- * RPC ports, where admission answers first. */
+/* Is the ring of the worker a peeked frame steers to full? */
 static inline int
 peek_ring_full(const struct hg_dp *dp, struct hg_fp_core *c, int t, int app,
 	       const struct hg_tenant_view *v, const struct hg_parsed *p)
 {
 	const struct hg_tenant *tn = &dp->tenant[t];
-	int ctx;
+	int ctx = steer(c, tn, &v->map.route[app % HG_MAX_APPS], p, (int)v->steer_jsq);
 
-	if (app < 0 || hg_rpc_is_port(v, p->dst_port))
-		return 0;
-	ctx = steer(c, tn, &v->map.route[app % HG_MAX_APPS], p, (int)v->steer_jsq);
 	return ctx >= 0 && rte_ring_full(tn->ring[ctx][c->idx][HG_RING_RX]);
-}
-
-/* Free slots in the RX rings on core c of the app route r. */
-static inline uint32_t
-app_room(const struct hg_tenant *tn, const struct hg_fp_core *c, const struct hg_app_route *r)
-{
-	uint32_t i, room = 0;
-
-	for (i = 0; i < r->n_ctx && i < HG_MAX_CTX; i++)
-		room += rte_ring_free_count(tn->ring[r->ctx[i] % HG_MAX_CTX][c->idx][HG_RING_RX]);
-	return room;
 }
 
 /* Is there no room for a peeked frame in its worker's ring? Where the
@@ -413,19 +398,22 @@ app_room(const struct hg_tenant *tn, const struct hg_fp_core *c, const struct hg
  * core on a shared queue under a 64 B flood (perf), and each frame after
  * a slot freed saw room the frames taken before it had not filled yet,
  * so was copied to be dropped at delivery. By flow hash the frame's own
- * ring answers. */
+ * ring answers. Not asked on RPC ports, where admission answers first. */
 static inline int
 peek_full(struct rx_peek *pk, int t, int app, const struct hg_tenant_view *v,
 	  const struct hg_parsed *p)
 {
+	const struct hg_app_route *r;
+
 	if (app < 0 || hg_rpc_is_port(v, p->dst_port))
 		return 0;
-	if (!v->steer_jsq || v->map.route[app % HG_MAX_APPS].n_ctx <= 1)
+	r = &v->map.route[app % HG_MAX_APPS];
+	if (!v->steer_jsq || r->n_ctx <= 1)
 		return peek_ring_full(pk->dp, pk->c, t, app, v, p);
 	if (!hg_burst_room_for(&pk->room, t, p->dst_port))
 		hg_burst_room_set(&pk->room, t, p->dst_port,
-				  app_room(&pk->dp->tenant[t], pk->c,
-					   &v->map.route[app % HG_MAX_APPS]));
+				  hg_rings_room(&pk->dp->tenant[t], pk->c->idx, r->ctx,
+						r->n_ctx, UINT32_MAX));
 	return !hg_burst_room_take(&pk->room);
 }
 

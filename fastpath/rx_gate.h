@@ -313,6 +313,19 @@ hg_rx_order(const struct hg_dp *dp, struct hg_fp_core *c, uint8_t *idx,
 	return n;
 }
 
+/* Free slots in the RX rings on core `core` of contexts ctx[0..n), summed
+ * until there are `enough`. */
+static inline uint32_t
+hg_rings_room(const struct hg_tenant *tn, unsigned core, const uint8_t *ctx, uint32_t n,
+	      uint32_t enough)
+{
+	uint32_t i, room = 0;
+
+	for (i = 0; i < n && i < HG_MAX_CTX && room < enough; i++)
+		room += rte_ring_free_count(tn->ring[ctx[i] % HG_MAX_CTX][core][HG_RING_RX]);
+	return room;
+}
+
 /* How many frames RX may take from q now (up to HG_BATCH). A queue of one
  * tenant's own is read no further than its apps' receive rings on this
  * core have room: a frame taken beyond it would only be dropped at the
@@ -328,7 +341,6 @@ hg_rx_room(const struct hg_dp *dp, const struct hg_fp_core *c, const struct hg_r
 {
 	const struct hg_tenant_view *v;
 	const struct hg_tenant *tn;
-	unsigned i, room = 0;
 
 	if (q->tenant < 0 || hg_rxq_shared(dp, c, q))
 		return HG_BATCH;
@@ -336,10 +348,8 @@ hg_rx_room(const struct hg_dp *dp, const struct hg_fp_core *c, const struct hg_r
 	if (v->state != HG_TENANT_ACTIVE || v->map.n_live == 0)
 		return HG_BATCH;	/* its frames are dropped as unowned */
 	tn = &dp->tenant[q->tenant];
-	for (i = 0; i < v->map.n_live && i < HG_MAX_CTX && room < HG_BATCH; i++)
-		room += rte_ring_free_count(
-			tn->ring[v->map.live_ctx[i] % HG_MAX_CTX][c->idx][HG_RING_RX]);
-	return RTE_MIN(room, HG_BATCH);
+	return RTE_MIN(hg_rings_room(tn, c->idx, v->map.live_ctx, v->map.n_live, HG_BATCH),
+		       HG_BATCH);
 }
 
 /* The room a burst has left for the frames of one port, counted once at

@@ -130,7 +130,8 @@ tx_poll(struct hg_dp *dp, struct hg_fp_core *c, int t, int billed, int slack)
 	n = tx_tenant(dp, c, &dp->tenant[t], v, ft);
 	if (ft->pend_tail != ft->pend_head) {
 		hg_tset_add(&c->pend, (unsigned)t);
-		hg_link_kick_ahead(dp, c, (unsigned)t, t0);
+		if (n > 0)
+			hg_link_kick_ahead(dp, c, (unsigned)t, t0);
 	}
 	t1 = rte_rdtsc();
 	/* an empty poll is nobody's work */
