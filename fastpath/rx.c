@@ -259,6 +259,7 @@ struct rx_peek {
 	uint32_t unclocked;	/* bytes looked at on a tenant's own queue
 				 * since the clock was last read */
 	struct hg_burst_room room;	/* peek_full's count */
+	struct hg_burst_drop dropping;	/* the drop held for the burst */
 	/* the run of drops being timed: run_n of tenant run_t's frames,
 	 * each met fate run_f, since TSC run_t0 */
 	uint32_t run_n;
@@ -417,6 +418,15 @@ peek_full(struct rx_peek *pk, int t, int app, const struct hg_tenant_view *v,
 	return !hg_burst_room_take(&pk->room);
 }
 
+/* Drops a peeked frame of tenant t where the link left it, for why. */
+static inline enum hg_mif_look
+peek_shed(struct rx_peek *pk, int t, enum hg_tenant_drop why)
+{
+	pk->c->t[t].drops[why]++;
+	peek_drop(pk, t, why == HG_TDROP_OVER_BUDGET ? HG_FATE_SHED : HG_FATE_FULL);
+	return HG_MIF_DROP;
+}
+
 /* A frame still in the memif peer's buffer, dropped there when RX would
  * drop it anyway: a datagram of a tenant RX sheds, or one whose app's
  * ring is full (but on RPC ports, where admission answers first). That
@@ -447,6 +457,8 @@ rx_peek(void *arg, const uint8_t *f, uint32_t len)
 		return peek_end(pk, HG_MIF_STOP);
 	if (hg_peek_udp(f, len, dp->ip, &p) < 0)
 		return peek_end(pk, HG_MIF_TAKE);
+	if (hg_burst_drop_hit(&pk->dropping, p.dst_port))
+		return peek_shed(pk, pk->dropping.t, pk->dropping.why);
 	e = __atomic_load_n(&dp->port_map[rte_be_to_cpu_16(p.dst_port)], __ATOMIC_ACQUIRE);
 	t = HG_PORT_TENANT(e);
 	app = HG_PORT_APP(e);
@@ -462,10 +474,12 @@ rx_peek(void *arg, const uint8_t *f, uint32_t len)
 		if (!peek_full(pk, t, app, v, &p))
 			return peek_end(pk, HG_MIF_TAKE);
 		why = HG_TDROP_RING_FULL;
+		/* by flow hash, a slot may free in the burst: looked at again */
+		if (!hg_burst_room_for(&pk->room, t, p.dst_port))
+			return peek_shed(pk, t, why);
 	}
-	c->t[t].drops[why]++;
-	peek_drop(pk, t, why == HG_TDROP_OVER_BUDGET ? HG_FATE_SHED : HG_FATE_FULL);
-	return HG_MIF_DROP;
+	hg_burst_drop_hold(&pk->dropping, p.dst_port, t, why);
+	return peek_shed(pk, t, why);
 }
 
 /* The burst's gate (rx_gate.h), set before the link is read: a memif
@@ -509,7 +523,8 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q, unsigned max)
 	unsigned i, n, n_rep = 0, rep0;
 	struct rx_gate g;
 	struct rx_peek pk = { .dp = dp, .c = c, .g = &g, .own = -1,
-			      .unclocked = HG_RX_CLOCK_BYTES, .room.t = -1 };
+			      .unclocked = HG_RX_CLOCK_BYTES, .room.t = -1,
+			      .dropping.port = HG_BURST_NO_PORT };
 	enum hg_rx_fate fate;
 	int tenant;
 	uint16_t seen;

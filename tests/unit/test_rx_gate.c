@@ -606,3 +606,26 @@ Test(rx_gate, a_burst_takes_as_many_frames_as_it_counted_room_for)
 	hg_burst_room_set(&r, 2, 7000, 0);
 	cr_assert(!hg_burst_room_take(&r), "no room: the first frame is dropped");
 }
+
+/* RX's peek holds a drop for the rest of a burst (hg_burst_drop): that
+ * is sound only while the gate's answer for a tenant does not change
+ * within a burst, whatever its budget does meanwhile. */
+Test(rx_gate, a_shed_tenant_stays_shed_for_the_rest_of_its_burst)
+{
+	struct hg_burst_drop d = { .port = HG_BURST_NO_PORT };
+	struct rx_gate g = gate(1);
+
+	busy_for(5000, 10000);
+	cr_assert(!hg_burst_drop_hit(&d, 7100), "nothing held yet");
+	cr_assert(hg_rx_over_budget(dp, c, &g, FLOOD));
+	hg_burst_drop_hold(&d, 7100, FLOOD, HG_TDROP_OVER_BUDGET);
+	/* a refill in the middle of the burst changes nothing in it */
+	c->t[FLOOD].bud.consumed = 0;
+	cr_assert(hg_rx_over_budget(dp, c, &g, FLOOD), "its budget was read once");
+	cr_assert(hg_burst_drop_hit(&d, 7100));
+	cr_assert(d.t == FLOOD && d.why == HG_TDROP_OVER_BUDGET);
+	cr_assert(!hg_burst_drop_hit(&d, 7000), "another port is looked at");
+	/* the next burst reads the budget again */
+	g = gate(1);
+	cr_assert(!hg_rx_over_budget(dp, c, &g, FLOOD));
+}
