@@ -142,3 +142,45 @@ Test(xmit, a_sleeping_peer_is_kicked_once_ahead_of_its_frames)
 	conn->tx[0].efd = -1;
 	close(efd);
 }
+
+/* A send held its kick back, within the gap after the ring's last one
+ * (HG_MIF_KICK_GAP_US): the kick is owed, written once the gap has
+ * passed while the peer still sleeps, at once before the core naps, and
+ * never to a peer that woke and masked its ring meanwhile. */
+Test(xmit, a_held_back_kick_is_written_once_the_gap_has_passed)
+{
+	const uint64_t gap = 1000, last = 5000;
+	uint64_t v = 0;
+	int efd = eventfd(0, EFD_NONBLOCK);
+
+	cr_assert(efd >= 0);
+	mif.kick_gap = gap;
+	conn->tx[0].efd = efd;
+	conn->tx[0].kick_tsc = last;
+	ring.flags = 0;
+	hg_mif_kick_owed(&mif, 0, last + gap, 0);
+	cr_assert_eq(read(efd, &v, sizeof(v)), -1, "nothing owed: no kick");
+	conn->tx[0].owed = 1;
+	hg_mif_kick_owed(&mif, 0, last + gap - 1, 0);
+	cr_assert_eq(read(efd, &v, sizeof(v)), -1, "within the gap: held");
+	hg_mif_kick_owed(&mif, 0, last + gap, 0);
+	hg_mif_kick_owed(&mif, 0, last + gap + 1, 0);
+	cr_assert_eq(read(efd, &v, sizeof(v)), sizeof(v));
+	cr_assert_eq(v, 1, "one write, not %" PRIu64, v);
+	cr_assert_eq(conn->tx[0].kick_tsc, last + gap, "the gap starts again");
+	cr_assert(!conn->tx[0].owed);
+	/* before a nap, within the gap */
+	conn->tx[0].owed = 1;
+	hg_mif_kick_owed(&mif, 0, 0, 1);
+	cr_assert_eq(read(efd, &v, sizeof(v)), sizeof(v), "forced: written at once");
+	/* the peer woke on its own and polls */
+	conn->tx[0].owed = 1;
+	ring.flags = HG_MEMIF_RING_FLAG_MASK_INT;
+	hg_mif_kick_owed(&mif, 0, last + 10 * gap, 0);
+	cr_assert_eq(read(efd, &v, sizeof(v)), -1, "a masked ring is not kicked");
+	cr_assert(!conn->tx[0].owed, "and owes nothing");
+	hg_mif_kick_owed(&mif, 1, last + 10 * gap, 1);	/* a ring the peer did not give */
+	cr_assert_eq(conn->tx[0].kicks, 2);
+	conn->tx[0].efd = -1;
+	close(efd);
+}
