@@ -81,22 +81,4 @@ hg_link_kick_ahead(struct hg_dp *dp, const struct hg_fp_core *c, unsigned t, uin
 				  now, c->tsc_us * HG_KICK_AHEAD_QUIET_US);
 }
 
-/* The kicks core c's sends held back (hg_mif_kick_owed), on the rings it
- * sends on: each RX queue's own, or the core's. force: all of them now,
- * before the core naps. */
-static inline void
-hg_link_kick_owed(struct hg_dp *dp, const struct hg_fp_core *c, uint64_t now, int force)
-{
-	unsigned q;
-
-	if (dp->mif == NULL)
-		return;
-	if (!hg_link_tx_per_queue(dp, c)) {
-		hg_mif_kick_owed(dp->mif, (uint16_t)c->idx, now, force);
-		return;
-	}
-	for (q = 0; q < c->n_rxq; q++)
-		hg_mif_kick_owed(dp->mif, (uint16_t)(c->idx * c->n_rxq + q), now, force);
-}
-
 #endif /* HG_FASTPATH_LINK_H */

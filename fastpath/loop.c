@@ -14,7 +14,6 @@
 #include <rte_rcu_qsbr.h>
 
 #include "dp.h"
-#include "link.h"
 #include "nap.h"
 #include "waiting.h"
 #include "xmit.h"
@@ -84,8 +83,6 @@ idle(struct hg_fp_core *c, unsigned *empty)
 		return;
 	}
 	c->unswept = __atomic_load_n(&g_dp->n_active, __ATOMIC_RELAXED);
-	/* a peer is not left asleep on frames through a nap */
-	hg_link_kick_owed(g_dp, c, 0, 1);
 	/* off the books while away: the slow path need not wait for a
 	 * core that sleeps to free what it unpublished */
 	rte_rcu_qsbr_thread_offline(g_dp->qs, c->idx);
@@ -158,7 +155,6 @@ hg_fp_loop(void *arg)
 		 * thread on another CPU */
 		hg_fp_flush(dp, c);
 		hg_fp_bells(dp, c);
-		hg_link_kick_owed(dp, c, c->now, 0);
 		if (work > 0) {
 			/* everything a busy pass cost, attributed or not: what
 			 * idle tenants would add to each request shows here */

@@ -180,26 +180,15 @@ kick_asleep(struct hg_mif_ring *r)
 		r->kicks++;
 }
 
-/* After a burst: one write per burst, and only while the peer sleeps,
- * at most one per gap (HG_MIF_KICK_GAP_US; else owed). Its cost is in
- * the flush's PMD cycles, billed to the frames it carried. The fence
- * orders the tail's store before the flag's load, as the peer orders its
- * flag's store before its load of the tail: one of the two sees the
- * other. */
+/* After a burst: one write per burst, and only while the peer sleeps.
+ * Its cost is in the flush's PMD cycles, billed to the frames it carried.
+ * The fence orders the tail's store before the flag's load, as the peer
+ * orders its flag's store before its load of the tail: one of the two
+ * sees the other. */
 static inline void
-kick(const struct hg_mif *m, struct hg_mif_ring *r, uint64_t now, int force)
+kick(struct hg_mif_ring *r)
 {
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&r->ring->flags, __ATOMIC_RELAXED) & HG_MEMIF_RING_FLAG_MASK_INT) {
-		r->owed = 0;	/* it polls: it sees the frames */
-		return;
-	}
-	if (!force && r->kick_tsc != 0 && now - r->kick_tsc < m->kick_gap) {
-		r->owed = 1;
-		return;
-	}
-	r->owed = 0;
-	r->kick_tsc = now;
 	kick_asleep(r);
 }
 
@@ -235,23 +224,11 @@ hg_mif_tx(struct hg_mif *m, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 	__atomic_store_n(&r->ring->tail, r->next, __ATOMIC_RELEASE);
 	if (sent > 0) {
 		rte_pktmbuf_free_bulk(pkts, sent);
-		r->sent_tsc = rte_rdtsc();
-		kick(m, r, r->sent_tsc, 0);
+		kick(r);
 		r->ahead = 0;
+		r->sent_tsc = rte_rdtsc();
 	}
 	return sent;
-}
-
-void
-hg_mif_kick_owed(struct hg_mif *m, uint16_t q, uint64_t now, int force)
-{
-	struct hg_mif_conn *cn = __atomic_load_n(&m->conn, __ATOMIC_ACQUIRE);
-	struct hg_mif_ring *r;
-
-	if (cn == NULL || q >= cn->n_tx || !(r = &cn->tx[q])->owed ||
-	    (!force && now - r->kick_tsc < m->kick_gap))
-		return;
-	kick(m, r, now, 1);
 }
 
 void

@@ -46,15 +46,12 @@ struct hg_mif_ring {
 	uint16_t next;			/* RX: next slot to read; TX: to fill */
 	int efd;			/* the peer's eventfd, -1 */
 	uint8_t ahead;			/* TX: kicked ahead of its next send */
-	uint8_t owed;			/* TX: a send's kick held back (gap) */
 	uint64_t sent_tsc;		/* TX: when frames last went on it */
-	uint64_t kick_tsc;		/* TX: a send's last kick */
 	uint64_t kicks;			/* TX: eventfd writes the peer asked for */
 };
 
 /* A connected peer: immutable once published, but for each ring's next,
- * ahead, owed, sent_tsc, kick_tsc and kicks, written by the ring's one
- * core. */
+ * ahead, sent_tsc and kicks, written by the ring's one core. */
 struct hg_mif_conn {
 	uint32_t n_rx, n_tx;		/* rings the peer gave, each way */
 	uint32_t n_regions;
@@ -81,8 +78,6 @@ struct hg_mif_stash {
 struct hg_mif {
 	struct hg_mif_conn *conn;	/* atomic; NULL: no peer */
 	uint16_t room;			/* mbuf data room: the largest frame */
-	uint64_t kick_gap;		/* TSC between two sends' kicks of a
-					 * ring (HG_MIF_KICK_GAP_US); 0: none */
 	struct hg_mif_stash stash[HG_MIF_RX_RINGS];	/* by RX queue id */
 };
 
@@ -142,22 +137,5 @@ uint16_t hg_mif_tx(struct hg_mif *m, uint16_t q, struct rte_mbuf **pkts,
  * never masks its ring would be written to twice a send. A hint: the
  * send still kicks a peer that is asleep by then. */
 void hg_mif_kick_ahead(struct hg_mif *m, uint16_t q, uint64_t now, uint64_t quiet);
-
-/* A send kicks a sleeping peer's ring at most once per this long, as a
- * NIC throttles its interrupts: a peer that sleeps between bursts was
- * otherwise written to on every flush. On a ring that carried a flood's
- * answers and a victim's, protected (bench/isolation, shared queue, 64 B),
- * that was 185,000 writes a second, a quarter of the core, for a peer
- * whose wake-up alone takes longer than the gap between two of them
- * (11-21 us here, bench/wake_cost). A held kick is owed: written once the
- * gap has passed, if the peer still sleeps (hg_mif_kick_owed). A ring
- * that carries one client's answers (a tenant's own) is rarely kicked
- * twice within it. */
-#define HG_MIF_KICK_GAP_US 10u
-
-/* Writes the kick a send held back on S2C ring q, once the gap since the
- * ring's last kick has passed at TSC now, or at once with force (before
- * the core naps); nothing if none is owed or the peer woke meanwhile. */
-void hg_mif_kick_owed(struct hg_mif *m, uint16_t q, uint64_t now, int force);
 
 #endif /* HG_FASTPATH_MEMIF_H */

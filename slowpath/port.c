@@ -145,7 +145,6 @@ memif_port(struct hg_dp *dp, struct rte_mempool *pool)
 	if (dp->mif == NULL)
 		return -ENOMEM;
 	dp->mif->room = (uint16_t)(rte_pktmbuf_data_room_size(pool) - RTE_PKTMBUF_HEADROOM);
-	dp->mif->kick_gap = rte_get_tsc_hz() / 1000000u * HG_MIF_KICK_GAP_US;
 	hg_dp_set_rxq(dp, per_core == 1 ? HG_RX_SHARED : HG_RX_PEER, per_core);
 	HG_LOG(INFO, "port memif (%s) up, %u RX queue%s per core (%s), mac "
 	       RTE_ETHER_ADDR_PRT_FMT, hg_cfg.memif, per_core, per_core == 1 ? "" : "s",
