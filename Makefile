@@ -134,17 +134,25 @@ $(OBJ)/pic/%.o: %.S
 	$(call say,AS,$<)
 	$(Q)$(CC) -fPIC -c $< -o $@
 
-# the daemon's XDP program (bpf/), for net_af_xdp links: built with clang
-# for the kernel, then built into the daemon as bytes (xdp_shed_obj.S)
+# the XDP programs (bpf/), built with clang for the kernel, then built
+# into the binary that loads them as bytes (xdp_obj.S): the daemon's, for
+# net_af_xdp links, and hgload's link replay (--replay)
 XDP_OBJ := $(BUILD)/bpf/xdp_shed.o
+XDP_REPLAY_OBJ := $(BUILD)/bpf/xdp_replay.o
 $(XDP_OBJ): bpf/xdp_shed.c bpf/xdp_parse.h proto/hg_xdp.h
+$(XDP_REPLAY_OBJ): bpf/xdp_replay.c bpf/xdp_parse.h proto/hg_xdp_replay.h
+$(XDP_OBJ) $(XDP_REPLAY_OBJ): $(BUILD)/bpf/%.o:
 	@mkdir -p $(dir $@)
-	$(call say,BPF,$<)
-	$(Q)clang $(BPF_CFLAGS) -c $< -o $@
-$(OBJ)/bpf/xdp_shed_obj.o: bpf/xdp_shed_obj.S $(XDP_OBJ)
+	$(call say,BPF,bpf/$*.c)
+	$(Q)clang $(BPF_CFLAGS) -c bpf/$*.c -o $@
+$(OBJ)/bpf/xdp_shed_obj.o: bpf/xdp_obj.S $(XDP_OBJ)
 	@mkdir -p $(dir $@)
-	$(call say,AS,$<)
-	$(Q)$(CC) -c -DHG_XDP_OBJ='"$(XDP_OBJ)"' $< -o $@
+	$(call say,AS,$@)
+	$(Q)$(CC) -c -DHG_XDP_OBJ='"$(XDP_OBJ)"' -DHG_XDP_SYM=hg_xdp_obj $< -o $@
+$(OBJ)/bpf/xdp_replay_obj.o: bpf/xdp_obj.S $(XDP_REPLAY_OBJ)
+	@mkdir -p $(dir $@)
+	$(call say,AS,$@)
+	$(Q)$(CC) -c -DHG_XDP_OBJ='"$(XDP_REPLAY_OBJ)"' -DHG_XDP_SYM=hgr_obj $< -o $@
 
 $(BIN)/hourglassd: $(FASTPATH_O) $(SLOWPATH_O) $(PROTO_O) $(OBJ)/policy/coresync.o \
 		$(OBJ)/bpf/xdp_shed_obj.o
@@ -175,13 +183,15 @@ $(BIN)/hgctl: $(OBJ)/tools/hgctl.o $(PROTO_O)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lprotobuf-c -ljansson
 
-# hgload: kernel sockets, or its own memif client (--memif), no EAL
+# hgload: kernel sockets (a link replay through an XDP program: --replay),
+# or its own memif client (--memif), no EAL
 $(BIN)/hgload: $(OBJ)/tools/hgload.o $(OBJ)/tools/hgload_memif.o $(OBJ)/tools/memif_client.o \
+		$(OBJ)/tools/hgload_xdp.o $(OBJ)/bpf/xdp_replay_obj.o \
 		$(OBJ)/tools/tool_eal.o \
 		$(OBJ)/tools/rx_map.o
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(DPDK_LIBS) -ljansson -lpthread -lm
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(DPDK_LIBS) $(BPF_LIBS) -ljansson -lpthread -lm
 
 # the tests' memif cable: kernel sockets to a net_memif daemon
 $(BIN)/hg-memif-bridge: $(OBJ)/tools/hg_memif_bridge.o $(OBJ)/tools/tool_eal.o \
@@ -234,7 +244,7 @@ $(BIN)/hg-policy-sim: $(OBJ)/bench/sim/policies.o $(POLICY_O)
 
 # the pure-logic pieces, linked without EAL
 UNIT_LINK := $(OBJ)/fastpath/parse.o $(OBJ)/fastpath/bufpart.o $(OBJ)/fastpath/dp.o $(OBJ)/fastpath/tx.o \
-	$(OBJ)/fastpath/memif.o \
+	$(OBJ)/fastpath/memif.o $(OBJ)/fastpath/xdp_slots.o \
 	$(OBJ)/fastpath/drops.o $(OBJ)/fastpath/offcpu.o \
 	$(OBJ)/slowpath/config.o $(OBJ)/slowpath/settings.o $(OBJ)/slowpath/config_file.o $(OBJ)/slowpath/refill.o $(OBJ)/slowpath/publish.o $(OBJ)/slowpath/credit_pool.o \
 	$(OBJ)/slowpath/arena.o $(OBJ)/slowpath/region.o $(OBJ)/slowpath/uid_conns.o \

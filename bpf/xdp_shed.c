@@ -2,10 +2,13 @@
  *
  * The daemon's XDP program on a net_af_xdp link: a datagram of a tenant
  * that its RX queue's fast-path core sheds is dropped here, in the
- * driver, before the kernel copies it into the AF_XDP socket; everything
+ * driver, before the kernel copies it into the AF_XDP socket; so is one
+ * of a tenant that holds its share of the socket's ring while the core
+ * backs up (a flood would otherwise fill the ring, and the kernel would
+ * drop a quiet tenant's next datagram with the flood's). Everything
  * else goes to the socket of its queue (xsks_map), as net_af_xdp's own
- * program would send it. The maps it shares with the daemon are
- * proto/hg_xdp.h's.
+ * program would send it, counted against its slot. The maps it shares
+ * with the daemon are proto/hg_xdp.h's.
  *
  * Built with clang -target bpf; net_af_xdp loads it (xdp_prog=) and the
  * daemon finds its maps on the interface (slowpath/xdp_link.c).
@@ -55,11 +58,69 @@ struct {
 } hg_shed SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, HG_XDP_QUEUES * HG_XDP_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} hg_passed SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, HG_XDP_QUEUES * HG_XDP_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} hg_taken SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, HG_XDP_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} hg_share SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, HG_XDP_TENANTS);
 	__type(key, __u32);
 	__type(value, struct hg_xdp_count);
 } hg_count SEC(".maps");
+
+/* What slot s holds of queue q's ring, by the counts; signed: a core
+ * that set the counts even while a frame was on its way into the ring
+ * takes one it had not counted. 0 where a map has no entry. */
+static __always_inline __s64
+held(__u32 q, __u32 s, __u64 **passed)
+{
+	__u32 key = HG_XDP_RING_KEY(q, s);
+	const __u64 *taken = bpf_map_lookup_elem(&hg_taken, &key);
+
+	*passed = bpf_map_lookup_elem(&hg_passed, &key);
+	return *passed != NULL && taken != NULL ? (__s64)(**passed - *taken) : 0;
+}
+
+/* Does the slot hold its share of queue q's ring, which backs up? Else
+ * counts the frame in. */
+static __always_inline int
+over_share(__u32 q, __u32 slot)
+{
+	__u32 total = HG_XDP_TOTAL;
+	const __u64 *share = bpf_map_lookup_elem(&hg_share, &slot);
+	const __u64 *busy = bpf_map_lookup_elem(&hg_share, &total);
+	__u64 *passed, *all;
+	__s64 mine = held(q, slot, &passed), ring = held(q, total, &all);
+
+	if (share != NULL && busy != NULL && *share != 0 && *busy != 0 &&
+	    ring >= (__s64)*busy && mine >= (__s64)*share)
+		return 1;
+	if (passed != NULL)
+		__sync_fetch_and_add(passed, 1);
+	if (all != NULL)
+		__sync_fetch_and_add(all, 1);
+	return 0;
+}
 
 SEC("xdp")
 int
@@ -67,33 +128,38 @@ xsk_def_prog(struct xdp_md *ctx)
 {
 	const void *data = (const void *)(long)ctx->data;
 	const void *end = (const void *)(long)ctx->data_end;
-	__u32 zero = 0, q = ctx->rx_queue_index, port, t, key;
+	__u32 zero = 0, q = ctx->rx_queue_index, port, t, key, slot;
 	const struct hg_xdp_conf *conf = bpf_map_lookup_elem(&hg_conf, &zero);
-	struct hg_xdp_count *cnt;
-	const __u64 *owner, *shed;
+	struct hg_xdp_count *cnt = NULL;
+	const __u64 *owner = NULL, *shed;
 	int p;
 
 	if (conf == NULL || q >= HG_XDP_QUEUES)
-		goto pass;
+		return bpf_redirect_map(&xsks_map, q, XDP_PASS);
 	p = hg_xdp_udp_port(data, end, conf->ip);
-	if (p < 0)
-		goto pass;
-	port = (__u32)p;
-	owner = bpf_map_lookup_elem(&hg_ports, &port);
-	if (owner == NULL || *owner == 0 || *owner > HG_XDP_TENANTS)
-		goto pass;
-	t = (__u32)*owner - 1;
-	cnt = bpf_map_lookup_elem(&hg_count, &t);
-	key = HG_XDP_SHED_KEY(q, t);
-	shed = bpf_map_lookup_elem(&hg_shed, &key);
-	if (shed != NULL && *shed != 0) {
+	if (p >= 0) {
+		port = (__u32)p;
+		owner = bpf_map_lookup_elem(&hg_ports, &port);
+	}
+	slot = hg_xdp_slot(p, owner != NULL ? *owner : 0);
+	if (slot != HG_XDP_OTHER) {
+		t = slot;
+		cnt = bpf_map_lookup_elem(&hg_count, &t);
+		key = HG_XDP_SHED_KEY(q, t);
+		shed = bpf_map_lookup_elem(&hg_shed, &key);
+		if (shed != NULL && *shed != 0) {
+			if (cnt != NULL)
+				cnt->dropped++;
+			return XDP_DROP;
+		}
+	}
+	if (over_share(q, slot)) {
 		if (cnt != NULL)
-			cnt->dropped++;
+			cnt->over_share++;
 		return XDP_DROP;
 	}
 	if (cnt != NULL)
 		cnt->passed++;
-pass:
 	return bpf_redirect_map(&xsks_map, q, XDP_PASS);
 }
 

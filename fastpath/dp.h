@@ -79,6 +79,8 @@ struct hg_rxq {
 	uint32_t blocked;		/* its tenant's rings were full at
 					 * the last look: what waits on it is
 					 * no one's work (hg_others_waiting) */
+	uint32_t xdp_dirty;		/* took frames since its ring's counts
+					 * were last set even (xdp_shed.h) */
 };
 
 enum hg_idle_mode { HG_IDLE_POLL, HG_IDLE_YIELD, HG_IDLE_SLEEP };
@@ -229,6 +231,9 @@ struct hg_fp_core {
 	struct hg_bell bell[HG_BELLS];
 	struct hg_tx_stage stage;	/* frames for the pass's one send */
 	struct hg_tset xdp_marked;	/* tenants it marked shed (xdp_shed.h) */
+	struct hg_tset xdp_held;	/* tenants it took frames of from an
+					 * XDP socket's ring (xdp_shed.h) */
+	uint32_t xdp_other_held;	/* ... and frames of no tenant */
 	uint64_t xdp_marks;		/* marks set so far */
 	int nap_ep;			/* --idle sleep's epoll set (nap.h), -1 */
 	int wake_fd;			/* eventfd the slow path rings, -1 */
@@ -260,9 +265,13 @@ struct rte_rcu_qsbr;
 struct hg_dp {
 	uint16_t port_id;		/* the ethdev, unless mif */
 	struct hg_mif *mif;		/* the daemon's memif link (link.h), or NULL */
-	/* a net_af_xdp link's hg_shed map, mmap-ed (xdp_shed.h), or NULL */
+	/* a net_af_xdp link's maps, mmap-ed (proto/hg_xdp.h, xdp_shed.h),
+	 * or all NULL; published together, shed last */
 	struct {
 		uint64_t *shed;
+		const uint64_t *ports;	/* hg_ports: the program's port map */
+		const uint64_t *passed;	/* hg_passed: the program's counts */
+		uint64_t *taken;	/* hg_taken */
 	} xdp;
 	/* each core reports a quiescent point per pass, and goes offline
 	 * while it naps: what the slow path unpublished is freed after */

@@ -11,12 +11,23 @@
  * sees none of their datagrams to decide on while they are marked.
  *
  * One writer per entry: the core that polls the queue.
+ *
+ * Ring shares (proto/hg_xdp.h): the core counts every frame it takes off
+ * an XDP socket's ring against the slot the program counted it against
+ * (the same look, bpf/xdp_parse.h, and the program's own port map), so
+ * that the program knows what each tenant holds of a ring that backs up.
+ * Counts drift only by frames the kernel dropped after the program
+ * counted them (a full ring); a burst that finds the ring empty sets them
+ * even again.
  */
 #ifndef HG_FASTPATH_XDP_SHED_H
 #define HG_FASTPATH_XDP_SHED_H
 
+#include <rte_mbuf.h>
+
 #include "../proto/hg_xdp.h"
 #include "rx_gate.h"
+#include "xdp_slots.h"
 
 _Static_assert(HG_XDP_TENANTS == HG_MAX_TENANTS, "the program's tenants are ours");
 
@@ -92,6 +103,84 @@ hg_xdp_keep(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 	return hg_rx_mixing(c, c->now) || hg_funded_pending(dp, c);
 }
 
+/* The ring's count of slot s on queue dq: n more frames taken. */
+static inline void
+xdp_take(const struct hg_dp *dp, struct hg_fp_core *c, unsigned dq, uint32_t s,
+	 uint64_t n)
+{
+	uint64_t *w = &dp->xdp.taken[HG_XDP_RING_KEY(dq, s)];
+
+	RTE_ASSERT(dq < HG_XDP_QUEUES && s < HG_XDP_SLOTS);
+	__atomic_store_n(w, __atomic_load_n(w, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+	if (s == HG_XDP_OTHER)
+		c->xdp_other_held = 1;
+	else if (s < HG_XDP_TENANTS)
+		hg_tset_add(&c->xdp_held, s);
+}
+
+/* Slot s's count on queue dq set even: it holds nothing of an empty ring. */
+static inline void
+xdp_even_slot(const struct hg_dp *dp, unsigned dq, uint32_t s)
+{
+	uint32_t k = HG_XDP_RING_KEY(dq, s);
+
+	__atomic_store_n(&dp->xdp.taken[k], __atomic_load_n(&dp->xdp.passed[k], __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+}
+
+/* The ring of queue dq is empty: every slot the core took frames of holds
+ * none, whatever the counts say (a frame the kernel dropped after the
+ * program counted it is never taken). O(those slots). */
+static inline void
+xdp_even(const struct hg_dp *dp, struct hg_fp_core *c, unsigned dq)
+{
+	int t;
+
+	HG_TSET_FOREACH(t, &c->xdp_held)
+		xdp_even_slot(dp, dq, (unsigned)t);
+	if (c->xdp_other_held)
+		xdp_even_slot(dp, dq, HG_XDP_OTHER);
+	xdp_even_slot(dp, dq, HG_XDP_TOTAL);
+}
+
+/* After a burst of n frames from core c's RX queue q of an XDP link:
+ * counts them taken, slot by slot (a burst is mostly runs of one slot),
+ * and, if it left the ring empty (drained), sets the counts even. */
+static inline void
+hg_xdp_took(const struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q,
+	    struct rte_mbuf *const *pkts, unsigned n, int drained)
+{
+	const uint8_t *f[HG_BATCH];
+	uint16_t len[HG_BATCH];
+	uint32_t s, slot[HG_BATCH], last = HG_XDP_SLOTS;
+	uint64_t run = 0;
+	unsigned i;
+
+	RTE_ASSERT(n <= HG_BATCH);
+	if (n == 0)
+		goto even;
+	for (i = 0; i < n; i++) {
+		f[i] = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
+		len[i] = rte_pktmbuf_data_len(pkts[i]);
+	}
+	hg_xdp_slots(f, len, n, dp->ip, dp->xdp.ports, slot);
+	for (i = 0; i < n; i++) {
+		s = slot[i];
+		if (s != last && run > 0)
+			xdp_take(dp, c, q->dev_queue, last, run);
+		run = s == last ? run + 1 : 1;
+		last = s;
+	}
+	xdp_take(dp, c, q->dev_queue, last, run);
+	xdp_take(dp, c, q->dev_queue, HG_XDP_TOTAL, n);
+	q->xdp_dirty = 1;
+even:
+	if (drained && q->xdp_dirty) {
+		xdp_even(dp, c, q->dev_queue);
+		q->xdp_dirty = 0;
+	}
+}
+
 /* Once a pass: lifts the marks RX would no longer stand by; returns how
  * many it lifted. O(marked tenants). */
 static inline unsigned
@@ -100,8 +189,7 @@ hg_xdp_review(const struct hg_dp *dp, struct hg_fp_core *c)
 	unsigned n = 0;
 	int t;
 
-	if (__atomic_load_n(&dp->xdp.shed, __ATOMIC_RELAXED) == NULL ||
-	    hg_tset_empty(&c->xdp_marked))
+	if (__atomic_load_n(&dp->xdp.shed, __ATOMIC_RELAXED) == NULL)
 		return 0;
 	HG_TSET_FOREACH(t, &c->xdp_marked)
 		if (!hg_xdp_keep(dp, c, (unsigned)t)) {

@@ -156,6 +156,7 @@ on_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	hg_registry_poll(s->reg);
 	hg_core_steal_tick(s->reg->dp, rte_get_tsc_hz());
+	hg_xdp_tick(s->reg->dp);
 	if (++s->ticks % (1000000 / HG_TICK_US) == 0)
 		hg_stats_log_drops(s->reg);
 	if (reload_signal) {

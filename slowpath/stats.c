@@ -142,6 +142,8 @@ xdp_counts(struct hg_arena *a, unsigned slot)
 	hg_xdp_count(slot, &n);
 	x->passed = n.passed;
 	x->dropped = n.dropped;
+	x->has_over_share = 1;
+	x->over_share = n.over_share;
 	return x;
 }
 

@@ -27,7 +27,7 @@
 #include "log.h"
 #include "xdp_link.h"
 
-/* the program's object file, built into the daemon (bpf/xdp_shed_obj.S) */
+/* the program's object file, built into the daemon (bpf/xdp_obj.S) */
 extern const unsigned char hg_xdp_obj_start[], hg_xdp_obj_end[];
 
 /* ASan builds (make asan): DPDK 22.11's net_af_xdp never frees the
@@ -56,6 +56,28 @@ __lsan_default_suppressions(void)
 #define PROG_NAME "xsk_def_prog"
 #define VDEV_PREFIX "net_af_xdp"
 
+/* The program's maps (proto/hg_xdp.h), found by name; all but hg_count
+ * are mmap-ed. A program with the first M_OURS of them is ours (a daemon
+ * of an earlier version may have left it). */
+enum { M_CONF, M_PORTS, M_SHED, M_COUNT, M_OURS, M_PASSED = M_OURS, M_TAKEN, M_SHARE,
+       N_MAPS };
+static const char *const map_names[N_MAPS] = {
+	[M_CONF] = "hg_conf", [M_PORTS] = "hg_ports", [M_SHED] = "hg_shed",
+	[M_COUNT] = "hg_count", [M_PASSED] = "hg_passed", [M_TAKEN] = "hg_taken",
+	[M_SHARE] = "hg_share",
+};
+
+/* Ring shares (hg_share): frames a ring that backs up may hold of ARP,
+ * ICMP and ports nobody owns, and of a tenant at least; the rest of the
+ * ring's depth is split by weight among the active tenants. The depth is
+ * half the RX ring: net_af_xdp (copy mode) tops its fill ring up only once
+ * half of it is free, so the kernel finds the fill ring empty, and drops,
+ * once about half a ring of frames waits to be read. A ring backs up once
+ * it holds half its depth. */
+#define SHARE_OTHER 64u
+#define SHARE_MIN   32u
+#define SHARE_EVERY_TICKS 10u
+
 /* the vdevs of the interface: a device queue per RX queue of theirs */
 struct xdp_vdev {
 	char name[32];		/* the ethdev's name: before the first ',' */
@@ -72,9 +94,14 @@ static struct {
 	char *vdev_arg;		/* the --vdev we rewrote (EAL copied it) */
 	int lock_fd;		/* abstract socket: this daemon serves iface */
 	int count_fd;
+	struct {
+		void *p;
+		size_t len;
+	} map[N_MAPS];
 	struct hg_xdp_conf *conf;
-	uint64_t *ports, *shed;
-	size_t ports_len, shed_len, conf_len;
+	uint64_t *ports, *share;
+	uint32_t depth;		/* frames a ring holds before the kernel drops */
+	uint32_t ticks;
 	int ncpus;
 } xl = { .obj_fd = -1, .lock_fd = -1, .count_fd = -1 };
 
@@ -134,20 +161,20 @@ take_iface(const char *iface)
 /* What is attached to ifindex, if it is our program: a daemon that died
  * left it (the PMD detaches it at a clean exit), and the PMD attaches
  * only where nothing is. */
-static int find_maps(int prog_fd, int fds[4]);
+static int find_maps(int prog_fd, int fds[N_MAPS]);
 
 static void
 detach_leftover(int ifindex, const char *iface)
 {
 	uint32_t id = 0, k;
-	int fd, fds[4] = { -1, -1, -1, -1 }, ours;
+	int fd, fds[N_MAPS], ours;
 
 	if (bpf_xdp_query_id(ifindex, 0, &id) < 0 || id == 0)
 		return;
 	if ((fd = bpf_prog_get_fd_by_id(id)) < 0)
 		return;
-	ours = find_maps(fd, fds) == 0;
-	for (k = 0; k < 4; k++)
+	ours = find_maps(fd, fds) >= M_OURS;
+	for (k = 0; k < N_MAPS; k++)
 		if (fds[k] >= 0)
 			close(fds[k]);
 	if (ours && bpf_xdp_detach(ifindex, 0, NULL) == 0)
@@ -296,14 +323,17 @@ map_mmap(int fd, size_t *len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* The program's maps, by name, from the program attached to the iface. */
+/* The program's maps, by name, from the program attached to the iface:
+ * fds[k] for map_names[k], -1 where it has none. Returns how many of the
+ * first ones it has (N_MAPS: all), or -errno. */
 static int
-find_maps(int prog_fd, int fds[4])
+find_maps(int prog_fd, int fds[N_MAPS])
 {
-	static const char *const names[4] = { "hg_conf", "hg_ports", "hg_shed", "hg_count" };
 	struct bpf_prog_info info = { 0 };
 	uint32_t ids[16], len = sizeof(info), i, k;
 
+	for (k = 0; k < N_MAPS; k++)
+		fds[k] = -1;
 	info.nr_map_ids = 16;
 	info.map_ids = (uint64_t)(uintptr_t)ids;
 	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len) < 0)
@@ -318,8 +348,8 @@ find_maps(int prog_fd, int fds[4])
 		if (fd < 0)
 			continue;
 		if (bpf_obj_get_info_by_fd(fd, &mi, &mlen) == 0)
-			for (k = 0; k < 4; k++)
-				if (fds[k] < 0 && strcmp(mi.name, names[k]) == 0) {
+			for (k = 0; k < N_MAPS; k++)
+				if (fds[k] < 0 && strcmp(mi.name, map_names[k]) == 0) {
 					fds[k] = fd;
 					fd = -1;
 					break;
@@ -327,10 +357,9 @@ find_maps(int prog_fd, int fds[4])
 		if (fd >= 0)
 			close(fd);
 	}
-	for (k = 0; k < 4; k++)
-		if (fds[k] < 0)
-			return -ENOENT;
-	return 0;
+	for (k = 0; k < N_MAPS && fds[k] >= 0; k++)
+		;
+	return (int)k;
 }
 
 /* The device queue (the program's rx_queue_index) of queue q of a port:
@@ -412,10 +441,39 @@ warn_unread(const struct hg_dp *dp)
 		       xl.iface, have, read, have - 1);
 }
 
+/* Maps every map but hg_count; 0, or -errno. */
+static int
+map_all(const int fds[N_MAPS])
+{
+	unsigned k;
+
+	for (k = 0; k < N_MAPS; k++)
+		if (k != M_COUNT &&
+		    (xl.map[k].p = map_mmap(fds[k], &xl.map[k].len)) == NULL)
+			return -errno;
+	xl.conf = xl.map[M_CONF].p;
+	xl.ports = xl.map[M_PORTS].p;
+	xl.share = xl.map[M_SHARE].p;
+	return 0;
+}
+
+/* The frames one of the link's rings holds before the kernel drops
+ * (SHARE_OTHER's comment): half of its RX ring. */
+static uint32_t
+ring_depth(const struct hg_dp *dp)
+{
+	const struct hg_rxq *q = &dp->core[0].rxq[0];
+	struct rte_eth_rxq_info info;
+
+	if (dp->core[0].n_rxq == 0 || rte_eth_rx_queue_info_get(q->port, q->id, &info) < 0)
+		return 1024;
+	return RTE_MAX(info.nb_desc / 2u, 2u * SHARE_OTHER);
+}
+
 int
 hg_xdp_open(struct hg_dp *dp, uint32_t ip)
 {
-	int fds[4] = { -1, -1, -1, -1 }, prog_fd, rc, ifindex;
+	int fds[N_MAPS], prog_fd, rc, ifindex;
 	uint32_t id = 0, p;
 
 	if (!xl.on)
@@ -431,31 +489,35 @@ hg_xdp_open(struct hg_dp *dp, uint32_t ip)
 	}
 	rc = find_maps(prog_fd, fds);
 	close(prog_fd);
-	if (rc < 0) {
+	if (rc != N_MAPS) {
 		HG_LOG(ERR, "%s: the XDP program attached is not the daemon's", xl.iface);
+		rc = -ENOENT;
 		goto fail;
 	}
-	xl.conf = map_mmap(fds[0], &xl.conf_len);
-	xl.ports = map_mmap(fds[1], &xl.ports_len);
-	xl.shed = map_mmap(fds[2], &xl.shed_len);
-	if (xl.conf == NULL || xl.ports == NULL || xl.shed == NULL) {
-		rc = -errno;
+	if ((rc = map_all(fds)) < 0) {
 		HG_LOG(ERR, "%s: cannot map the XDP program's maps: %s", xl.iface,
-		       strerror(errno));
+		       strerror(-rc));
 		goto fail;
 	}
-	xl.count_fd = fds[3];
-	fds[3] = -1;
+	xl.count_fd = fds[M_COUNT];
+	fds[M_COUNT] = -1;
 	xl.ncpus = libbpf_num_possible_cpus();
+	xl.depth = ring_depth(dp);
 	__atomic_store_n(&xl.conf->ip, ip, __ATOMIC_RELAXED);
 	for (p = 0; p < HG_XDP_PORTS; p++)
 		hg_xdp_port((uint16_t)p, __atomic_load_n(&dp->port_map[p], __ATOMIC_ACQUIRE));
-	__atomic_store_n(&dp->xdp.shed, xl.shed, __ATOMIC_RELEASE);
-	HG_LOG(INFO, "%s: XDP program %u sheds in the driver (%u vdev%s)",
-	       xl.iface, id, xl.n_vdev, xl.n_vdev == 1 ? "" : "s");
+	hg_xdp_shares(dp);
+	dp->xdp.ports = xl.ports;
+	dp->xdp.passed = xl.map[M_PASSED].p;
+	dp->xdp.taken = xl.map[M_TAKEN].p;
+	/* release: the others before it (xdp_shed.h reads them after it) */
+	__atomic_store_n(&dp->xdp.shed, xl.map[M_SHED].p, __ATOMIC_RELEASE);
+	HG_LOG(INFO, "%s: XDP program %u sheds in the driver (%u vdev%s), rings "
+	       "shared by weight over %u frames", xl.iface, id, xl.n_vdev,
+	       xl.n_vdev == 1 ? "" : "s", xl.depth);
 	rc = 0;
 fail:
-	for (p = 0; p < 4; p++)
+	for (p = 0; p < N_MAPS; p++)
 		if (fds[p] >= 0)
 			close(fds[p]);
 	if (xl.obj_fd >= 0) {
@@ -463,6 +525,50 @@ fail:
 		xl.obj_fd = -1;
 	}
 	return rc;
+}
+
+/* A slot's share: of a tenant that is active, its weight's part of what
+ * SHARE_OTHER leaves of the depth; of one that is not, SHARE_MIN. */
+static uint64_t
+share_of(const struct hg_dp *dp, unsigned t, uint64_t weights)
+{
+	const struct hg_tenant_view *v = __atomic_load_n(&dp->view[t], __ATOMIC_ACQUIRE);
+	uint64_t s;
+
+	if (v == NULL || v->state != HG_TENANT_ACTIVE || weights == 0)
+		return SHARE_MIN;
+	s = (uint64_t)(xl.depth - SHARE_OTHER) * v->weight / weights;
+	return RTE_MAX(s, (uint64_t)SHARE_MIN);
+}
+
+void
+hg_xdp_shares(const struct hg_dp *dp)
+{
+	const struct hg_tenant_view *v;
+	uint64_t weights = 0, s;
+	unsigned t;
+
+	if (xl.share == NULL)
+		return;
+	for (t = 0; t < HG_MAX_TENANTS; t++) {
+		v = __atomic_load_n(&dp->view[t], __ATOMIC_ACQUIRE);
+		if (v != NULL && v->state == HG_TENANT_ACTIVE)
+			weights += v->weight;
+	}
+	for (t = 0; t < HG_XDP_SLOTS; t++) {
+		s = t == HG_XDP_TOTAL ? xl.depth / 2 : t == HG_XDP_OTHER ? SHARE_OTHER :
+		    share_of(dp, t, weights);
+		/* a store dirties the line the program reads per frame */
+		if (__atomic_load_n(&xl.share[t], __ATOMIC_RELAXED) != s)
+			__atomic_store_n(&xl.share[t], s, __ATOMIC_RELAXED);
+	}
+}
+
+void
+hg_xdp_tick(const struct hg_dp *dp)
+{
+	if (xl.share != NULL && ++xl.ticks % SHARE_EVERY_TICKS == 0)
+		hg_xdp_shares(dp);
 }
 
 void
@@ -486,6 +592,7 @@ hg_xdp_count(unsigned t, struct hg_xdp_count *out)
 	for (i = 0; i < xl.ncpus; i++) {
 		out->passed += v[i].passed;
 		out->dropped += v[i].dropped;
+		out->over_share += v[i].over_share;
 	}
 	return 0;
 }
@@ -493,15 +600,18 @@ hg_xdp_count(unsigned t, struct hg_xdp_count *out)
 void
 hg_xdp_close(struct hg_dp *dp)
 {
+	unsigned k;
+
 	__atomic_store_n(&dp->xdp.shed, NULL, __ATOMIC_RELEASE);
-	if (xl.shed != NULL)
-		munmap(xl.shed, xl.shed_len);
-	if (xl.ports != NULL)
-		munmap(xl.ports, xl.ports_len);
-	if (xl.conf != NULL)
-		munmap(xl.conf, xl.conf_len);
-	xl.shed = xl.ports = NULL;
+	dp->xdp.ports = dp->xdp.passed = NULL;
+	dp->xdp.taken = NULL;
+	for (k = 0; k < N_MAPS; k++)
+		if (xl.map[k].p != NULL) {
+			munmap(xl.map[k].p, xl.map[k].len);
+			xl.map[k].p = NULL;
+		}
 	xl.conf = NULL;
+	xl.ports = xl.share = NULL;
 	if (xl.count_fd >= 0)
 		close(xl.count_fd);
 	xl.count_fd = -1;

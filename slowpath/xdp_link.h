@@ -36,6 +36,11 @@ uint32_t hg_xdp_link_bufs(void);
  * queues is start_queue + its id. */
 int hg_xdp_open(struct hg_dp *dp, uint32_t ip);
 
+/* The rings' shares (proto/hg_xdp.h's hg_share) from the tenants' weights
+ * and states as published; hg_xdp_tick does it every few ticks. */
+void hg_xdp_shares(const struct hg_dp *dp);
+void hg_xdp_tick(const struct hg_dp *dp);
+
 /* The port map entry for UDP port p changed (HG_PORT_ENTRY): the
  * program's copy follows. */
 void hg_xdp_port(uint16_t p, uint32_t entry);

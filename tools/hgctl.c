@@ -512,8 +512,9 @@ print_classes(const Hg__TenantStats *t)
 	if (t->darc_updates)
 		printf("  darc reservations made: %" PRIu64 "\n", t->darc_updates);
 	if (t->xdp != NULL)
-		printf("  xdp: %" PRIu64 " passed, %" PRIu64 " dropped in the driver\n",
-		       t->xdp->passed, t->xdp->dropped);
+		printf("  xdp: %" PRIu64 " passed, %" PRIu64 " dropped in the driver"
+		       " (shed), %" PRIu64 " there over its share of the ring\n",
+		       t->xdp->passed, t->xdp->dropped, t->xdp->over_share);
 }
 
 static json_t *
@@ -560,9 +561,10 @@ tenant_stats_json(const Hg__TenantStats *t)
 	json_object_set_new(j, "darc_updates", json_integer((json_int_t)t->darc_updates));
 	json_object_set_new(j, "workers", workers_json(t->workers));
 	if (t->xdp != NULL)
-		json_object_set_new(j, "xdp", json_pack("{s:I, s:I}",
+		json_object_set_new(j, "xdp", json_pack("{s:I, s:I, s:I}",
 			"passed", (json_int_t)t->xdp->passed,
-			"dropped", (json_int_t)t->xdp->dropped));
+			"dropped", (json_int_t)t->xdp->dropped,
+			"over_share", (json_int_t)t->xdp->over_share));
 	return j;
 }
 

@@ -13,7 +13,10 @@
  * sent in bursts as fast as the link takes them, counted but not timed,
  * from a sender at SCHED_IDLE (bench/isolation's saturating neighbour:
  * it takes only a CPU that nothing else wants). Over memif its frames are
- * prebuilt; over sockets it uses sendmmsg and recvmmsg.
+ * prebuilt; over sockets it uses sendmmsg and recvmmsg, or, with --replay,
+ * has the kernel put a prebuilt frame on the link at --rate frames a
+ * second (hgload_xdp.h), as a NIC's DMA would: a flood that costs its
+ * sender's CPU the link's work only.
  *
  * One hgload can run several loads at once ("--and" between their
  * options), each with its own sender thread and report, one receiver
@@ -43,11 +46,14 @@
 #include "hg_rpc.h"
 #include "hg_wire.h"
 #include "hgload_memif.h"
+#include "hgload_xdp.h"
 #include "rx_map.h"
 #include "../common/hg_util.h"
+#include "../proto/hg_xdp_replay.h"
 
 #define MAX_FLOWS    1024
 #define MAX_LOADS    4
+_Static_assert(MAX_LOADS <= HGR_LOADS, "an entry of the link replay's map per load");
 #define MAX_REQUESTS 20000000ull
 #define MAX_TYPES    HG_WORK_MAX_TYPES
 
@@ -124,8 +130,11 @@ struct load {
 	unsigned flow0;		/* memif: our flows' first in the port's */
 	int rt;			/* --rt: the sender runs SCHED_FIFO */
 	int blast;		/* --blast: a flood, counted, not timed */
+	int replay;		/* --replay: ... put on the link by XDP */
+	unsigned index;		/* its place among the loads (--and) */
 	_Atomic uint64_t blast_got;	/* ... answers it had */
-	uint64_t blast_refused;	/* ... bursts the link did not take whole */
+	uint64_t blast_refused;	/* ... bursts the link did not take whole;
+				 * --replay: times it fell behind its pace */
 	double blast_cpu;	/* ... its sender's CPU time over wall time */
 	pthread_t tid;
 };
@@ -298,6 +307,12 @@ open_transport(struct load *ls, unsigned n)
 
 	for (k = 0; k < n && !ls[0].memif[0]; k++)
 		open_flows(&ls[k]);
+	for (k = 0; k < n; k++)
+		if (ls[k].replay) {
+			if (hgl_xdp_open(err, sizeof(err)) < 0)
+				die("%s", err);
+			break;
+		}
 	if (!ls[0].memif[0])
 		return;
 	for (k = 0; k < n; k++) {
@@ -581,6 +596,24 @@ blast_socket(struct load *l, unsigned f, struct mmsghdr *mm)
 	return n > 0 ? (unsigned)n : 0;
 }
 
+/* --replay: readies the load's replay on the link. Its thread runs at
+ * nice 0: the kernel's work for its frames is a share of its CPU (~25% at
+ * 0.5 M frames of 1,400 B a second into an AF_XDP socket on a veth); at
+ * SCHED_IDLE the apps beside it would starve the flood, at SCHED_FIFO it
+ * would hold them off for a run at a time. */
+static void
+link_replay_prepare(struct load *l, struct hgl_xdp_replay *r, const uint8_t *payload,
+		    uint64_t *sent)
+{
+	char err[256];
+
+	*r = (struct hgl_xdp_replay){ .k = l->index, .fd = l->fd, .flows = l->flows,
+				      .target = &l->target, .payload = payload,
+				      .len = l->size, .rate = l->rate };
+	if (hgl_xdp_prepare(r, sent, err, sizeof(err)) < 0)
+		die("%s", err);
+}
+
 /* The flood: until the duration is over, bursts from the flows in turn.
  * l->sent counts what left; nothing is timed, so no request is kept. */
 static void
@@ -589,6 +622,8 @@ blast(struct load *l, uint8_t *payload)
 	struct hg_work_hdr h = { .magic = htonl(HG_WORK_MAGIC) };
 	struct mmsghdr mm[BLAST_BURST];
 	struct iovec iov = { payload, l->size };
+	struct hgl_xdp_replay r;
+	char err[256];
 	uint64_t end, sent = 0;
 	unsigned i, f = 0;
 
@@ -597,12 +632,17 @@ blast(struct load *l, uint8_t *payload)
 	memcpy(payload, &h, sizeof(h));
 	if (l->memif[0])
 		replay_priority();
-	else
+	else if (!l->replay)
 		idle_priority();
+	if (l->replay)
+		link_replay_prepare(l, &r, payload, &sent);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
 	l->t_start = now_ns();
 	end = l->t_start + (uint64_t)(l->duration * 1e9);
-	if (l->memif[0]) {
+	if (l->replay) {
+		if (hgl_xdp_run(&r, end, &sent, &l->blast_refused, err, sizeof(err)) < 0)
+			die("%s", err);
+	} else if (l->memif[0]) {
 		struct hgl_blast b = { .flow0 = l->flow0, .flows = l->flows,
 				       .dport = l->target.sin_port, .payload = payload,
 				       .len = l->size, .end_ns = end,
@@ -1236,6 +1276,10 @@ usage(int code)
 		" memif a replay:\n"
 		"               frames built once, the ring refilled by moving its"
 		" head)\n"
+		"              [--replay]  (a --blast over sockets that the kernel puts"
+		" on the link from one\n"
+		"               prebuilt frame by XDP test runs, at --rate frames/s;"
+		" root, in a netns)\n"
 		"              [--and OPTIONS...]  (another load at once: its own"
 		" options, the first's --memif;\n"
 		"               with --json, an array of reports in order)\n");
@@ -1295,6 +1339,7 @@ parse_args(struct load *l, int argc, char **argv)
 		{ "memif-ring", required_argument, NULL, 'G' },
 		{ "rt", no_argument, NULL, 'R' },
 		{ "blast", no_argument, NULL, 'B' },
+		{ "replay", no_argument, NULL, 'Y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1339,12 +1384,16 @@ parse_args(struct load *l, int argc, char **argv)
 		case 'G': l->ring_log2 = (unsigned)num("--memif-ring", optarg, 4, 14); break;
 		case 'R': l->rt = 1; break;
 		case 'B': l->blast = 1; break;
+		case 'Y': l->replay = l->blast = 1; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
 	}
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);
+	if (l->replay && (l->memif[0] || l->rate < 2))
+		die("--replay: over kernel sockets, with --rate FRAMES_PER_S (over "
+		    "memif every --blast is a replay)");
 	if (l->blast && l->rate == 0)
 		l->rate = 1;	/* not used: the flood is as fast as the link */
 	if (l->target_str[0] == '\0' || l->rate == 0 || l->duration == 0)
@@ -1374,6 +1423,7 @@ parse_loads(struct load *ls, int argc, char **argv)
 			die("at most %d loads", MAX_LOADS);
 		/* argv[start] stands in for the program name */
 		parse_args(&ls[n], i - start, argv + start);
+		ls[n].index = n;
 		if (n > 0) {
 			if (ls[n].memif[0] || ls[n].src_ip || ls[n].ring_log2)
 				die("--memif, --memif-ring and --source go with the first load");
@@ -1448,5 +1498,6 @@ main(int argc, char **argv)
 	}
 	if (ls[0].memif[0])
 		hgl_memif_close();
+	hgl_xdp_close();
 	return 0;
 }

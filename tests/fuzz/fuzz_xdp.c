@@ -7,7 +7,8 @@
  * aligned, which the program's struct reads assume); and
  * every datagram the daemon's own parser accepts as UDP to its address is
  * one the program names the same port of, so a tenant's frames are judged
- * as its own. */
+ * as its own; and the cores' count of a frame (fastpath/xdp_slots.h) is
+ * against the slot the program counts it against, one of the map's. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "../../bpf/xdp_parse.h"
 #include "../../fastpath/dp.h"
 #include "../../fastpath/parse.h"
+#include "../../fastpath/xdp_slots.h"
 
 #define OUR_IP RTE_BE32(0xC6120001)	/* 198.18.0.1 */
 
@@ -23,8 +25,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static uint64_t ports[HG_XDP_PORTS];
 	struct hg_parsed p;
 	uint8_t *buf, *f;
+	uint32_t slot;
+	uint16_t len;
 	int port;
 
 	if (size > 2048)
@@ -38,6 +43,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		__builtin_trap();
 	if (hg_parse(f, (uint32_t)size, OUR_IP, &p) == HG_PKT_UDP &&
 	    port != rte_be_to_cpu_16(p.dst_port))
+		__builtin_trap();
+	/* an owner from the frame's own bytes: any value, a hostile one too */
+	if (port >= 0) {
+		ports[port] = 0;
+		memcpy(&ports[port], data, size < 8 ? size : 8);
+	}
+	len = (uint16_t)size;
+	hg_xdp_slots((const uint8_t *const *)&f, &len, 1, OUR_IP, ports, &slot);
+	if (slot >= HG_XDP_SLOTS - 1 ||
+	    slot != hg_xdp_slot(port, port >= 0 ? ports[port] : 0))
 		__builtin_trap();
 	free(buf);
 	return 0;

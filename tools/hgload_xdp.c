@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * hgload's link replay: hgload_xdp.h says what it is. libbpf loads the
+ * program (bpf/xdp_replay.c, built into hgload: hgr_obj); the kernel's
+ * test run transmits. The pace is kept here: runs of a few hundred
+ * frames, a nap between them until the next is due.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/if_link.h>
+#include <linux/ip.h>
+#include <linux/udp.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "hgload_xdp.h"
+#include "hg_wire.h"
+#include "../common/hg_util.h"
+#include "../proto/hg_xdp_replay.h"
+
+extern const unsigned char hgr_obj_start[], hgr_obj_end[];
+
+#define FRAME_MAX (ETH_HLEN + sizeof(struct iphdr) + sizeof(struct udphdr) + HG_MAX_PAYLOAD)
+/* a run's frames: ~1 ms of the pace, within these bounds. A run costs
+ * ~13 us besides its frames (its page pool is made and unmade), a 1,400 B
+ * frame ~0.5 us into an AF_XDP socket on a veth here: runs of 25 frames
+ * cost the sender twice as much a frame as runs of 250. */
+#define RUN_MIN 64u
+#define RUN_MAX 1024u
+#define RUN_NS  1000000.0
+#define LATE_NS 1000000u	/* behind by more: the backlog is given up */
+#define ARP_TRIES 100		/* of 10 ms */
+
+static struct {
+	struct bpf_object *obj;
+	int prog_fd, conf_fd, link_fd;
+	struct {
+		uint8_t frame[FRAME_MAX];
+		uint32_t len, ifindex;
+	} load[HGR_LOADS];
+} rx = { .prog_fd = -1, .conf_fd = -1, .link_fd = -1 };
+
+static int
+fail(char *err, size_t n, const char *what, int e)
+{
+	snprintf(err, n, "--replay: %s%s%s", what, e ? ": " : "", e ? strerror(e) : "");
+	return -1;
+}
+
+/* The loopback it attaches to must be a namespace's own, not the host's
+ * (whose local traffic would then pass through generic XDP): the initial
+ * namespace is PID 1's where that can be read, and has the inode Linux
+ * gives it (PROC_NET_INIT_INO) where that is fixed (6.x). */
+#define NET_INIT_INO 0xEFFFFFF9u
+
+static int
+own_netns(void)
+{
+	struct stat self, init;
+
+	if (stat("/proc/self/ns/net", &self) != 0)
+		return 1;	/* cannot tell: the attach decides */
+	if (self.st_ino == NET_INIT_INO)
+		return 0;
+	return stat("/proc/1/ns/net", &init) != 0 || self.st_ino != init.st_ino ||
+	       self.st_dev != init.st_dev;
+}
+
+int
+hgl_xdp_open(char *err, size_t n)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "hgload-replay");
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_SKB_MODE);
+	struct bpf_program *p;
+	struct bpf_map *m;
+	int e;
+
+	if (!own_netns())
+		return fail(err, n, "run it in a network namespace of its own (it "
+			    "attaches a program to the namespace's loopback)", 0);
+	rx.obj = bpf_object__open_mem(hgr_obj_start, (size_t)(hgr_obj_end - hgr_obj_start), &oo);
+	if (rx.obj == NULL)
+		return fail(err, n, "cannot open its XDP program", errno);
+	e = bpf_object__load(rx.obj);
+	p = bpf_object__find_program_by_name(rx.obj, "hgr_replay");
+	m = bpf_object__find_map_by_name(rx.obj, "hgr_conf");
+	if (e != 0 || p == NULL || m == NULL)
+		return fail(err, n, "cannot load its XDP program (root, or CAP_BPF?)",
+			    e ? -e : ENOENT);
+	rx.prog_fd = bpf_program__fd(p);
+	rx.conf_fd = bpf_map__fd(m);
+	rx.link_fd = bpf_link_create(rx.prog_fd, (int)if_nametoindex("lo"), BPF_XDP, &lo);
+	if (rx.link_fd < 0)
+		return fail(err, n, errno == EBUSY || errno == EEXIST ?
+			    "the namespace's loopback has an XDP program already "
+			    "(another hgload --replay? give one hgload every flood, "
+			    "--and between them)" : "cannot attach to the loopback",
+			    errno == EBUSY || errno == EEXIST ? 0 : errno);
+	return 0;
+}
+
+/* The target's MAC and the link it is on, from the kernel's ARP table. */
+static int
+arp_lookup(uint32_t ip, uint8_t mac[ETH_ALEN], char dev[IF_NAMESIZE])
+{
+	char line[256], addr[64], hw[64], mask[32], name[64];
+	unsigned type, flags, m[ETH_ALEN];
+	struct in_addr a;
+	int found = 0;
+	FILE *f = fopen("/proc/net/arp", "r");
+
+	if (f == NULL)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "%63s %x %x %63s %31s %63s", addr, &type, &flags, hw, mask,
+			   name) != 6 || inet_pton(AF_INET, addr, &a) != 1 ||
+		    a.s_addr != ip || !(flags & 0x2) || strlen(name) >= IF_NAMESIZE ||
+		    sscanf(hw, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4],
+			   &m[5]) != ETH_ALEN)
+			continue;
+		for (unsigned i = 0; i < ETH_ALEN; i++)
+			mac[i] = (uint8_t)m[i];
+		snprintf(dev, IF_NAMESIZE, "%s", name);
+		found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+static uint16_t
+ip_csum(const struct iphdr *ip)
+{
+	const uint16_t *w = (const uint16_t *)ip;
+	uint32_t s = 0;
+
+	for (unsigned i = 0; i < sizeof(*ip) / 2; i++)
+		s += w[i];
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+/* Ethernet, IPv4 (its id: the load's entry), UDP with no checksum. */
+static uint32_t
+build(uint8_t *out, unsigned k, const uint8_t dst[ETH_ALEN], const uint8_t src[ETH_ALEN],
+      const struct sockaddr_in *from, const struct hgl_xdp_replay *r)
+{
+	struct ethhdr *eth = (struct ethhdr *)out;
+	struct iphdr *ip = (struct iphdr *)(eth + 1);
+	struct udphdr *udp = (struct udphdr *)(ip + 1);
+
+	memcpy(eth->h_dest, dst, ETH_ALEN);
+	memcpy(eth->h_source, src, ETH_ALEN);
+	eth->h_proto = htons(ETH_P_IP);
+	*ip = (struct iphdr){ .version = 4, .ihl = 5, .ttl = 64, .protocol = IPPROTO_UDP,
+			      .tot_len = htons((uint16_t)(sizeof(*ip) + sizeof(*udp) + r->len)),
+			      .id = htons((uint16_t)k), .saddr = from->sin_addr.s_addr,
+			      .daddr = r->target->sin_addr.s_addr };
+	ip->check = ip_csum(ip);
+	*udp = (struct udphdr){ .source = from->sin_port, .dest = r->target->sin_port,
+				.len = htons((uint16_t)(sizeof(*udp) + r->len)) };
+	memcpy(udp + 1, r->payload, r->len);
+	return (uint32_t)(ETH_HLEN + sizeof(*ip) + sizeof(*udp) + r->len);
+}
+
+int
+hgl_xdp_prepare(const struct hgl_xdp_replay *r, uint64_t *sent, char *err, size_t n)
+{
+	struct hgr_conf c = { .flows = r->flows };
+	struct sockaddr_in from;
+	socklen_t sl = sizeof(from);
+	uint8_t dst[ETH_ALEN];
+	char dev[IF_NAMESIZE];
+	struct ifreq ifr;
+	int tries;
+
+	if (rx.prog_fd < 0 || r->k >= HGR_LOADS || r->flows == 0 || r->flows > HGR_FLOWS ||
+	    r->len > HG_MAX_PAYLOAD)
+		return fail(err, n, "a load it cannot replay", EINVAL);
+	for (unsigned f = 0; f < r->flows; f++) {
+		sl = sizeof(from);
+		if (getsockname(r->fd[f], (struct sockaddr *)&from, &sl) != 0)
+			return fail(err, n, "getsockname", errno);
+		c.sport[f] = from.sin_port;
+	}
+	/* the first flow's datagram makes the kernel ask for the target's MAC */
+	for (tries = 0; tries < ARP_TRIES && !arp_lookup(r->target->sin_addr.s_addr, dst, dev);
+	     tries++) {
+		if (tries % 30 == 0 && send(r->fd[0], r->payload, r->len, 0) >= 0)
+			(*sent)++;
+		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+	}
+	if (tries == ARP_TRIES)
+		return fail(err, n, "the target's MAC is not in the ARP table after 1 s "
+			    "(it must be on a directly connected link)", 0);
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	if (ioctl(r->fd[0], SIOCGIFHWADDR, &ifr) != 0)
+		return fail(err, n, "the link's MAC", errno);
+	c.ifindex = if_nametoindex(dev);
+	rx.load[r->k].ifindex = c.ifindex;
+	rx.load[r->k].len = build(rx.load[r->k].frame, r->k, dst,
+				  (const uint8_t *)ifr.ifr_hwaddr.sa_data, &from, r);
+	if (c.ifindex == 0 || bpf_map_update_elem(rx.conf_fd, &r->k, &c, BPF_ANY) != 0)
+		return fail(err, n, "cannot configure its program", errno);
+	return 0;
+}
+
+int
+hgl_xdp_run(const struct hgl_xdp_replay *r, uint64_t end_ns, uint64_t *sent,
+	    uint64_t *late, char *err, size_t n)
+{
+	struct xdp_md ctx = { .data_end = rx.load[r->k].len,
+			      .ingress_ifindex = rx.load[r->k].ifindex };
+	double per_run = r->rate * RUN_NS / 1e9;
+	unsigned batch = per_run < RUN_MIN ? RUN_MIN : per_run > RUN_MAX ? RUN_MAX :
+			 (unsigned)per_run;
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = rx.load[r->k].frame,
+		    .data_size_in = rx.load[r->k].len, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx), .repeat = batch,
+		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
+	uint64_t gap = (uint64_t)(batch / r->rate * 1e9), due = hg_now_ns(), t;
+	struct timespec ts;
+
+	while ((t = hg_now_ns()) < end_ns) {
+		if (t < due) {
+			ts.tv_sec = (time_t)(due / 1000000000u);
+			ts.tv_nsec = (long)(due % 1000000000u);
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+			continue;
+		}
+		if (t - due > LATE_NS) {
+			(*late)++;
+			due = t;
+		}
+		if (bpf_prog_test_run_opts(rx.prog_fd, &o) != 0)
+			return fail(err, n, "a test run of its program failed", errno);
+		*sent += batch;
+		due += gap;
+	}
+	return 0;
+}
+
+void
+hgl_xdp_close(void)
+{
+	if (rx.link_fd >= 0)
+		close(rx.link_fd);
+	bpf_object__close(rx.obj);
+	rx.obj = NULL;
+	rx.link_fd = rx.prog_fd = rx.conf_fd = -1;
+}
