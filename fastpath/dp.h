@@ -79,8 +79,10 @@ struct hg_rxq {
 	uint32_t blocked;		/* its tenant's rings were full at
 					 * the last look: what waits on it is
 					 * no one's work (hg_others_waiting) */
-	uint32_t xdp_dirty;		/* took frames since its ring's counts
-					 * were last set even (xdp_shed.h) */
+	uint32_t xdp_other_held;	/* took frames of no tenant, and */
+	struct hg_tset xdp_held;	/* ... of these tenants, since its
+					 * ring's counts were last set even
+					 * (xdp_shed.h) */
 };
 
 enum hg_idle_mode { HG_IDLE_POLL, HG_IDLE_YIELD, HG_IDLE_SLEEP };
@@ -231,9 +233,6 @@ struct hg_fp_core {
 	struct hg_bell bell[HG_BELLS];
 	struct hg_tx_stage stage;	/* frames for the pass's one send */
 	struct hg_tset xdp_marked;	/* tenants it marked shed (xdp_shed.h) */
-	struct hg_tset xdp_held;	/* tenants it took frames of from an
-					 * XDP socket's ring (xdp_shed.h) */
-	uint32_t xdp_other_held;	/* ... and frames of no tenant */
 	uint64_t xdp_marks;		/* marks set so far */
 	int nap_ep;			/* --idle sleep's epoll set (nap.h), -1 */
 	int wake_fd;			/* eventfd the slow path rings, -1 */

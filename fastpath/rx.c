@@ -544,7 +544,7 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q, unsigned max)
 	g.full &= seen == max;
 	/* acquire: the other maps were published before it */
 	if (__atomic_load_n(&dp->xdp.shed, __ATOMIC_ACQUIRE) != NULL)
-		hg_xdp_took(dp, c, q, pkts, n, seen < max);
+		hg_xdp_took(dp, q, pkts, n, seen < max);
 	hg_rx_note_backlog(dp, c, q, t);
 	if (n == 0) {
 		c->unattributed += t - t0 - pk.cycles;

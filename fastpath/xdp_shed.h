@@ -103,19 +103,18 @@ hg_xdp_keep(const struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 	return hg_rx_mixing(c, c->now) || hg_funded_pending(dp, c);
 }
 
-/* The ring's count of slot s on queue dq: n more frames taken. */
+/* The ring's count of slot s on queue q: n more frames taken. */
 static inline void
-xdp_take(const struct hg_dp *dp, struct hg_fp_core *c, unsigned dq, uint32_t s,
-	 uint64_t n)
+xdp_take(const struct hg_dp *dp, struct hg_rxq *q, uint32_t s, uint64_t n)
 {
-	uint64_t *w = &dp->xdp.taken[HG_XDP_RING_KEY(dq, s)];
+	uint64_t *w = &dp->xdp.taken[HG_XDP_RING_KEY(q->dev_queue, s)];
 
-	RTE_ASSERT(dq < HG_XDP_QUEUES && s < HG_XDP_SLOTS);
+	RTE_ASSERT(q->dev_queue < HG_XDP_QUEUES && s < HG_XDP_SLOTS);
 	__atomic_store_n(w, __atomic_load_n(w, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
 	if (s == HG_XDP_OTHER)
-		c->xdp_other_held = 1;
+		q->xdp_other_held = 1;
 	else if (s < HG_XDP_TENANTS)
-		hg_tset_add(&c->xdp_held, s);
+		hg_tset_add(&q->xdp_held, s);
 }
 
 /* Slot s's count on queue dq set even: it holds nothing of an empty ring. */
@@ -128,27 +127,33 @@ xdp_even_slot(const struct hg_dp *dp, unsigned dq, uint32_t s)
 			 __ATOMIC_RELAXED);
 }
 
-/* The ring of queue dq is empty: every slot the core took frames of holds
- * none, whatever the counts say (a frame the kernel dropped after the
- * program counted it is never taken). O(those slots). */
+/* Queue q's ring is empty: every slot the core took frames of since the
+ * last time holds none, whatever the counts say (a frame the kernel
+ * dropped after the program counted it is never taken). O(those slots).
+ * A slot nobody took a frame of since holds what it held then: nothing. */
 static inline void
-xdp_even(const struct hg_dp *dp, struct hg_fp_core *c, unsigned dq)
+xdp_even(const struct hg_dp *dp, struct hg_rxq *q)
 {
 	int t;
 
-	HG_TSET_FOREACH(t, &c->xdp_held)
-		xdp_even_slot(dp, dq, (unsigned)t);
-	if (c->xdp_other_held)
-		xdp_even_slot(dp, dq, HG_XDP_OTHER);
-	xdp_even_slot(dp, dq, HG_XDP_TOTAL);
+	HG_TSET_FOREACH(t, &q->xdp_held) {
+		xdp_even_slot(dp, q->dev_queue, (unsigned)t);
+		hg_tset_del(&q->xdp_held, (unsigned)t);
+	}
+	if (q->xdp_other_held)
+		xdp_even_slot(dp, q->dev_queue, HG_XDP_OTHER);
+	xdp_even_slot(dp, q->dev_queue, HG_XDP_TOTAL);
+	q->xdp_other_held = 0;
 }
 
-/* After a burst of n frames from core c's RX queue q of an XDP link:
- * counts them taken, slot by slot (a burst is mostly runs of one slot),
- * and, if it left the ring empty (drained), sets the counts even. */
+/* After a burst of n frames from RX queue q of an XDP link: counts them
+ * taken, slot by slot (a burst is mostly runs of one slot), and, if it
+ * left the ring empty (drained), sets the counts even. A burst net_af_xdp
+ * cut short for want of mbufs looks drained too: the counts then err low
+ * until the next, and a tenant is held to its share a little later. */
 static inline void
-hg_xdp_took(const struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q,
-	    struct rte_mbuf *const *pkts, unsigned n, int drained)
+hg_xdp_took(const struct hg_dp *dp, struct hg_rxq *q, struct rte_mbuf *const *pkts,
+	    unsigned n, int drained)
 {
 	const uint8_t *f[HG_BATCH];
 	uint16_t len[HG_BATCH];
@@ -167,18 +172,15 @@ hg_xdp_took(const struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q,
 	for (i = 0; i < n; i++) {
 		s = slot[i];
 		if (s != last && run > 0)
-			xdp_take(dp, c, q->dev_queue, last, run);
+			xdp_take(dp, q, last, run);
 		run = s == last ? run + 1 : 1;
 		last = s;
 	}
-	xdp_take(dp, c, q->dev_queue, last, run);
-	xdp_take(dp, c, q->dev_queue, HG_XDP_TOTAL, n);
-	q->xdp_dirty = 1;
+	xdp_take(dp, q, last, run);
+	xdp_take(dp, q, HG_XDP_TOTAL, n);
 even:
-	if (drained && q->xdp_dirty) {
-		xdp_even(dp, c, q->dev_queue);
-		q->xdp_dirty = 0;
-	}
+	if (drained && (q->xdp_other_held || !hg_tset_empty(&q->xdp_held)))
+		xdp_even(dp, q);
 }
 
 /* Once a pass: lifts the marks RX would no longer stand by; returns how

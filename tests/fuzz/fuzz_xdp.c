@@ -17,6 +17,7 @@
 #include "../../fastpath/dp.h"
 #include "../../fastpath/parse.h"
 #include "../../fastpath/xdp_slots.h"
+#include "../../proto/hg_xdp.h"
 
 #define OUR_IP RTE_BE32(0xC6120001)	/* 198.18.0.1 */
 

@@ -198,14 +198,15 @@ Test(xdp_shed, a_burst_is_counted_against_the_slots_the_program_counts)
 	burst(m + 4, pkts + 4, buf + 4, 1, 9000);	/* nobody's port */
 	burst(m + 5, pkts + 5, buf + 5, 1, 0);		/* ARP */
 	burst(m + 6, pkts + 6, buf + 6, 2, 7000);
-	hg_xdp_took(dp, c, &c->rxq[0], pkts, 8, 0);
+	hg_xdp_took(dp, &c->rxq[0], pkts, 8, 0);
 	cr_assert_eq(took(FLOOD), 5);
 	cr_assert_eq(took(VICTIM), 1);
 	cr_assert_eq(took(HG_XDP_OTHER), 2);
 	cr_assert_eq(took(HG_XDP_TOTAL), 8, "the ring's whole count");
 	cr_assert_eq(taken[HG_XDP_RING_KEY(0, FLOOD)], 0, "not another queue's");
-	cr_assert(hg_tset_has(&c->xdp_held, FLOOD) && hg_tset_has(&c->xdp_held, VICTIM));
-	cr_assert(c->xdp_other_held);
+	cr_assert(hg_tset_has(&c->rxq[0].xdp_held, FLOOD) &&
+		  hg_tset_has(&c->rxq[0].xdp_held, VICTIM));
+	cr_assert(c->rxq[0].xdp_other_held);
 }
 
 /* The program counted 10 of the flood's, the kernel dropped 4 of them at
@@ -220,14 +221,14 @@ Test(xdp_shed, an_empty_ring_sets_the_counts_even)
 	passed[HG_XDP_RING_KEY(DEV_QUEUE, FLOOD)] = 10;
 	passed[HG_XDP_RING_KEY(DEV_QUEUE, HG_XDP_TOTAL)] = 11;
 	burst(m, pkts, buf, 2, 7000);
-	hg_xdp_took(dp, c, &c->rxq[0], pkts, 2, 0);
-	hg_xdp_took(dp, c, &c->rxq[0], pkts, 2, 0);
+	hg_xdp_took(dp, &c->rxq[0], pkts, 2, 0);
+	hg_xdp_took(dp, &c->rxq[0], pkts, 2, 0);
 	cr_assert_eq(took(FLOOD), 4, "a full burst: more may wait");
-	hg_xdp_took(dp, c, &c->rxq[0], pkts, 2, 1);
+	hg_xdp_took(dp, &c->rxq[0], pkts, 2, 1);
 	cr_assert_eq(took(FLOOD), 10, "drained: even with what the program counted");
 	cr_assert_eq(took(HG_XDP_TOTAL), 11);
-	cr_assert_eq(c->rxq[0].xdp_dirty, 0);
+	cr_assert(hg_tset_empty(&c->rxq[0].xdp_held), "until it takes more");
 	passed[HG_XDP_RING_KEY(DEV_QUEUE, FLOOD)] = 12;
-	hg_xdp_took(dp, c, &c->rxq[0], pkts, 0, 1);
+	hg_xdp_took(dp, &c->rxq[0], pkts, 0, 1);
 	cr_assert_eq(took(FLOOD), 10, "an idle pass writes nothing");
 }
