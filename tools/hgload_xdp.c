@@ -34,7 +34,7 @@ extern const unsigned char hgr_obj_start[], hgr_obj_end[];
 /* a run's frames: ~1 ms of the pace, within these bounds. A run costs
  * ~13 us besides its frames (its page pool is made and unmade), a 1,400 B
  * frame ~0.5 us into an AF_XDP socket on a veth here: runs of 25 frames
- * cost the sender twice as much a frame as runs of 250. */
+ * cost the sender three times as much a frame as runs of 250. */
 #define RUN_MIN 64u
 #define RUN_MAX 1024u
 #define RUN_NS  1000000.0

@@ -50,8 +50,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ports[port] = 0;
 		memcpy(&ports[port], data, size < 8 ? size : 8);
 	}
+	/* as an mbuf holds it: the frame at an 8-byte boundary */
+	memmove(buf, f, size);
 	len = (uint16_t)size;
-	hg_xdp_slots((const uint8_t *const *)&f, &len, 1, OUR_IP, ports, &slot);
+	hg_xdp_slots((const uint8_t *const *)&buf, &len, 1, OUR_IP, ports, &slot);
 	if (slot >= HG_XDP_SLOTS - 1 ||
 	    slot != hg_xdp_slot(port, port >= 0 ? ports[port] : 0))
 		__builtin_trap();
