@@ -150,27 +150,30 @@ ip_csum(const struct iphdr *ip)
 	return (uint16_t)~s;
 }
 
-/* Ethernet, IPv4 (its id: the load's entry), UDP with no checksum. */
+/* Ethernet, IPv4 (its id: the load's entry), UDP with no checksum; built
+ * as structs and copied in, since the frame's IP header is not 4-byte
+ * aligned. */
 static uint32_t
 build(uint8_t *out, unsigned k, const uint8_t dst[ETH_ALEN], const uint8_t src[ETH_ALEN],
       const struct sockaddr_in *from, const struct hgl_xdp_replay *r)
 {
-	struct ethhdr *eth = (struct ethhdr *)out;
-	struct iphdr *ip = (struct iphdr *)(eth + 1);
-	struct udphdr *udp = (struct udphdr *)(ip + 1);
+	struct ethhdr eth = { .h_proto = htons(ETH_P_IP) };
+	struct iphdr ip = { .version = 4, .ihl = 5, .ttl = 64, .protocol = IPPROTO_UDP,
+			    .tot_len = htons((uint16_t)(sizeof(ip) + sizeof(struct udphdr) +
+							r->len)),
+			    .id = htons((uint16_t)k), .saddr = from->sin_addr.s_addr,
+			    .daddr = r->target->sin_addr.s_addr };
+	struct udphdr udp = { .source = from->sin_port, .dest = r->target->sin_port,
+			      .len = htons((uint16_t)(sizeof(udp) + r->len)) };
 
-	memcpy(eth->h_dest, dst, ETH_ALEN);
-	memcpy(eth->h_source, src, ETH_ALEN);
-	eth->h_proto = htons(ETH_P_IP);
-	*ip = (struct iphdr){ .version = 4, .ihl = 5, .ttl = 64, .protocol = IPPROTO_UDP,
-			      .tot_len = htons((uint16_t)(sizeof(*ip) + sizeof(*udp) + r->len)),
-			      .id = htons((uint16_t)k), .saddr = from->sin_addr.s_addr,
-			      .daddr = r->target->sin_addr.s_addr };
-	ip->check = ip_csum(ip);
-	*udp = (struct udphdr){ .source = from->sin_port, .dest = r->target->sin_port,
-				.len = htons((uint16_t)(sizeof(*udp) + r->len)) };
-	memcpy(udp + 1, r->payload, r->len);
-	return (uint32_t)(ETH_HLEN + sizeof(*ip) + sizeof(*udp) + r->len);
+	memcpy(eth.h_dest, dst, ETH_ALEN);
+	memcpy(eth.h_source, src, ETH_ALEN);
+	ip.check = ip_csum(&ip);
+	memcpy(out, &eth, ETH_HLEN);
+	memcpy(out + ETH_HLEN, &ip, sizeof(ip));
+	memcpy(out + ETH_HLEN + sizeof(ip), &udp, sizeof(udp));
+	memcpy(out + ETH_HLEN + sizeof(ip) + sizeof(udp), r->payload, r->len);
+	return (uint32_t)(ETH_HLEN + sizeof(ip) + sizeof(udp) + r->len);
 }
 
 int
