@@ -527,17 +527,19 @@ fail:
 	return rc;
 }
 
-/* A slot's share: of a tenant that is active, its weight's part of what
- * SHARE_OTHER leaves of the depth; of one that is not, SHARE_MIN. */
-static uint64_t
-share_of(const struct hg_dp *dp, unsigned t, uint64_t weights)
+uint64_t
+hg_xdp_share(uint32_t depth, unsigned slot, int active, uint32_t weight, uint64_t weights)
 {
-	const struct hg_tenant_view *v = __atomic_load_n(&dp->view[t], __ATOMIC_ACQUIRE);
 	uint64_t s;
 
-	if (v == NULL || v->state != HG_TENANT_ACTIVE || weights == 0)
+	RTE_ASSERT(slot < HG_XDP_SLOTS);
+	if (slot == HG_XDP_TOTAL)
+		return depth / 2;
+	if (slot == HG_XDP_OTHER)
+		return SHARE_OTHER;
+	if (!active || weights == 0 || depth <= SHARE_OTHER)
 		return SHARE_MIN;
-	s = (uint64_t)(xl.depth - SHARE_OTHER) * v->weight / weights;
+	s = (uint64_t)(depth - SHARE_OTHER) * weight / weights;
 	return RTE_MAX(s, (uint64_t)SHARE_MIN);
 }
 
@@ -556,8 +558,9 @@ hg_xdp_shares(const struct hg_dp *dp)
 			weights += v->weight;
 	}
 	for (t = 0; t < HG_XDP_SLOTS; t++) {
-		s = t == HG_XDP_TOTAL ? xl.depth / 2 : t == HG_XDP_OTHER ? SHARE_OTHER :
-		    share_of(dp, t, weights);
+		v = t < HG_MAX_TENANTS ? __atomic_load_n(&dp->view[t], __ATOMIC_ACQUIRE) : NULL;
+		s = hg_xdp_share(xl.depth, t, v != NULL && v->state == HG_TENANT_ACTIVE,
+				 v != NULL ? v->weight : 0, weights);
 		/* a store dirties the line the program reads per frame */
 		if (__atomic_load_n(&xl.share[t], __ATOMIC_RELAXED) != s)
 			__atomic_store_n(&xl.share[t], s, __ATOMIC_RELAXED);

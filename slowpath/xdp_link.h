@@ -36,6 +36,13 @@ uint32_t hg_xdp_link_bufs(void);
  * queues is start_queue + its id. */
 int hg_xdp_open(struct hg_dp *dp, uint32_t ip);
 
+/* Slot slot's hg_share entry for a ring that holds depth frames before
+ * the kernel drops: a tenant's (active or not, its weight, the active
+ * tenants' weights together), no tenant's (HG_XDP_OTHER), or where the
+ * ring backs up (HG_XDP_TOTAL). */
+uint64_t hg_xdp_share(uint32_t depth, unsigned slot, int active, uint32_t weight,
+		      uint64_t weights);
+
 /* The rings' shares (proto/hg_xdp.h's hg_share) from the tenants' weights
  * and states as published; hg_xdp_tick does it every few ticks. */
 void hg_xdp_shares(const struct hg_dp *dp);

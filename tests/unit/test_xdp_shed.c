@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 
 #include "../../fastpath/xdp_shed.h"
+#include "../../slowpath/xdp_link.h"
 #include "frames.h"
 
 #define US 1000u
@@ -231,4 +232,20 @@ Test(xdp_shed, an_empty_ring_sets_the_counts_even)
 	passed[HG_XDP_RING_KEY(DEV_QUEUE, FLOOD)] = 12;
 	hg_xdp_took(dp, &c->rxq[0], pkts, 0, 1);
 	cr_assert_eq(took(FLOOD), 10, "an idle pass writes nothing");
+}
+
+/* Two tenants at 3:1 on a ring that holds 1,024 frames: the depth less no
+ * tenant's 64 split by weight; a tenant that is not active, or whose
+ * weight's part is tiny, may hold 32; the ring backs up at half. */
+Test(xdp_shed, shares_are_the_weights_parts_of_the_depth)
+{
+	uint64_t w = 4 * HG_WEIGHT_ONE;
+
+	cr_assert_eq(hg_xdp_share(1024, 0, 1, 3 * HG_WEIGHT_ONE, w), 720);
+	cr_assert_eq(hg_xdp_share(1024, 1, 1, HG_WEIGHT_ONE, w), 240);
+	cr_assert_eq(hg_xdp_share(1024, 2, 0, HG_WEIGHT_ONE, w), 32);
+	cr_assert_eq(hg_xdp_share(1024, 3, 1, 1, w), 32);
+	cr_assert_eq(hg_xdp_share(1024, HG_XDP_OTHER, 0, 0, w), 64);
+	cr_assert_eq(hg_xdp_share(1024, HG_XDP_TOTAL, 0, 0, w), 512);
+	cr_assert_eq(hg_xdp_share(1024, 0, 1, HG_WEIGHT_ONE, 0), 32, "no weights: the least");
 }
