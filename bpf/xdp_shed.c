@@ -3,9 +3,10 @@
  * The daemon's XDP program on a net_af_xdp link: a datagram of a tenant
  * that its RX queue's fast-path core sheds is dropped here, in the
  * driver, before the kernel copies it into the AF_XDP socket; so is one
- * of a tenant that holds its share of the socket's ring while the core
+ * of a tenant that holds its share of the socket's ring while the ring
  * backs up (a flood would otherwise fill the ring, and the kernel would
- * drop a quiet tenant's next datagram with the flood's). Everything
+ * drop a quiet tenant's next datagram with the flood's), and a frame of
+ * no tenant (ARP, ICMP, a port nobody owns) beyond theirs. Everything
  * else goes to the socket of its queue (xsks_map), as net_af_xdp's own
  * program would send it, counted against its slot. The maps it shares
  * with the daemon are proto/hg_xdp.h's.
@@ -83,7 +84,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, HG_XDP_TENANTS);
+	__uint(max_entries, HG_XDP_OTHER + 1);
 	__type(key, __u32);
 	__type(value, struct hg_xdp_count);
 } hg_count SEC(".maps");
@@ -142,9 +143,9 @@ xsk_def_prog(struct xdp_md *ctx)
 		owner = bpf_map_lookup_elem(&hg_ports, &port);
 	}
 	slot = hg_xdp_slot(p, owner != NULL ? *owner : 0);
+	t = slot;
+	cnt = bpf_map_lookup_elem(&hg_count, &t);
 	if (slot != HG_XDP_OTHER) {
-		t = slot;
-		cnt = bpf_map_lookup_elem(&hg_count, &t);
 		key = HG_XDP_SHED_KEY(q, t);
 		shed = bpf_map_lookup_elem(&hg_shed, &key);
 		if (shed != NULL && *shed != 0) {

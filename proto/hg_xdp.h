@@ -13,8 +13,9 @@
  *             budget while another tenant has work). One writer per entry:
  *             the core that polls the queue, with plain stores into the
  *             mapping, no system call.
- *   hg_count  per-CPU array, one entry per tenant: what the program passed
- *             and dropped. Read by the slow path for stats.
+ *   hg_count  per-CPU array, one entry per tenant and one for frames of no
+ *             tenant (HG_XDP_OTHER): what the program passed and dropped.
+ *             Read by the slow path for stats.
  *   xsks_map  the AF_XDP sockets by RX queue, as net_af_xdp wants it.
  *
  * Ring shares: one AF_XDP socket's ring is shared by every tenant whose

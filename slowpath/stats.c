@@ -522,6 +522,8 @@ hg_stats_collect(struct hg_registry *reg, int slot, struct hg_arena *a)
 	s->control->n_counters = RTE_DIM(control_at);
 	if (reg->memif != NULL && (s->memif = memif_stats(a, reg->memif)) == NULL)
 		return NULL;
+	if (hg_xdp_link() && (s->xdp_other = xdp_counts(a, HG_XDP_OTHER)) == NULL)
+		return NULL;
 	return s->control->counters ? s : NULL;
 }
 

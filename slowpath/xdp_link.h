@@ -52,8 +52,8 @@ void hg_xdp_tick(const struct hg_dp *dp);
  * program's copy follows. */
 void hg_xdp_port(uint16_t p, uint32_t entry);
 
-/* What the program passed and dropped of tenant t, over every CPU; 0, or
- * -1 when there is no program. */
+/* What the program passed and dropped of tenant t (HG_XDP_OTHER: of frames
+ * of no tenant), over every CPU; 0, or -1 when there is no program. */
 int hg_xdp_count(unsigned t, struct hg_xdp_count *out);
 
 /* Unpublishes and unmaps (the cores have stopped); the PMD detaches the

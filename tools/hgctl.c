@@ -496,6 +496,24 @@ classes_json(const Hg__TenantStats *t)
 	return a;
 }
 
+static json_t *
+xdp_json(const Hg__XdpCounts *x)
+{
+	if (x == NULL)
+		return json_null();
+	return json_pack("{s:I, s:I, s:I}", "passed", (json_int_t)x->passed,
+			 "dropped", (json_int_t)x->dropped,
+			 "over_share", (json_int_t)x->over_share);
+}
+
+static void
+print_xdp(const char *what, const Hg__XdpCounts *x)
+{
+	printf("%s: %" PRIu64 " passed, %" PRIu64 " dropped in the driver (shed), %"
+	       PRIu64 " there over its share of the ring\n", what, x->passed, x->dropped,
+	       x->over_share);
+}
+
 static void
 print_classes(const Hg__TenantStats *t)
 {
@@ -512,9 +530,7 @@ print_classes(const Hg__TenantStats *t)
 	if (t->darc_updates)
 		printf("  darc reservations made: %" PRIu64 "\n", t->darc_updates);
 	if (t->xdp != NULL)
-		printf("  xdp: %" PRIu64 " passed, %" PRIu64 " dropped in the driver"
-		       " (shed), %" PRIu64 " there over its share of the ring\n",
-		       t->xdp->passed, t->xdp->dropped, t->xdp->over_share);
+		print_xdp("  xdp", t->xdp);
 }
 
 static json_t *
@@ -561,10 +577,7 @@ tenant_stats_json(const Hg__TenantStats *t)
 	json_object_set_new(j, "darc_updates", json_integer((json_int_t)t->darc_updates));
 	json_object_set_new(j, "workers", workers_json(t->workers));
 	if (t->xdp != NULL)
-		json_object_set_new(j, "xdp", json_pack("{s:I, s:I, s:I}",
-			"passed", (json_int_t)t->xdp->passed,
-			"dropped", (json_int_t)t->xdp->dropped,
-			"over_share", (json_int_t)t->xdp->over_share));
+		json_object_set_new(j, "xdp", xdp_json(t->xdp));
 	return j;
 }
 
@@ -671,11 +684,12 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 			json_array_append_new(ts, tenant_stats_json(st->tenants[i]));
 		for (i = 0; i < st->n_cores; i++)
 			json_array_append_new(cs, core_stats_json(st->cores[i]));
-		return emit_json(json_pack("{s:I, s:o, s:o, s:o, s:o}", "tsc_hz",
+		return emit_json(json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "tsc_hz",
 					   (json_int_t)st->tsc_hz, "tenants", ts,
 					   "cores", cs, "control",
 					   control_json(st->control), "memif",
-					   memif_json(st->memif)));
+					   memif_json(st->memif), "xdp_other",
+					   xdp_json(st->xdp_other)));
 	}
 	for (i = 0; i < st->n_tenants; i++) {
 		const Hg__TenantStats *t = st->tenants[i];
@@ -723,6 +737,8 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 	}
 	if (st->memif != NULL)
 		print_memif(st->memif);
+	if (st->xdp_other != NULL)
+		print_xdp("xdp, frames of no tenant", st->xdp_other);
 	return 0;
 }
 

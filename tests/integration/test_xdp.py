@@ -177,6 +177,8 @@ def test_hostile_frames_are_counted_and_the_link_serves_on(net, xdp):
         s.send(mac + b"\x02\x00\x00\x00\x00\x02\x08\x00" + bytes(head[:rnd.randrange(len(head) + 1)]))
     s.close()
     assert xdp.proc.poll() is None
+    other = xdp.stats()["xdp_other"]
+    assert other["passed"] > 0, "frames of no tenant are counted too"
     echoes(net, xdp, "after", 9430, b"still here")
 
 
