@@ -597,7 +597,7 @@ blast_socket(struct load *l, unsigned f, struct mmsghdr *mm)
 }
 
 /* --replay: readies the load's replay on the link. Its thread runs at
- * nice 0: the kernel's work for its frames is a share of its CPU (~25% at
+ * nice 0: the kernel's work for its frames is a share of its CPU (~20% at
  * 0.5 M frames of 1,400 B a second into an AF_XDP socket on a veth); at
  * SCHED_IDLE the apps beside it would starve the flood, at SCHED_FIFO it
  * would hold them off for a run at a time. */
