@@ -7,10 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <linux/if_ether.h>
 #include <linux/if_link.h>
-#include <linux/ip.h>
-#include <linux/udp.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +19,9 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
 
 #include "hgload_xdp.h"
 #include "hg_wire.h"
@@ -30,7 +30,8 @@
 
 extern const unsigned char hgr_obj_start[], hgr_obj_end[];
 
-#define FRAME_MAX (ETH_HLEN + sizeof(struct iphdr) + sizeof(struct udphdr) + HG_MAX_PAYLOAD)
+#define FRAME_MAX (sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) + \
+		   sizeof(struct rte_udp_hdr) + HG_MAX_PAYLOAD)
 /* a run's frames: ~1 ms of the pace, within these bounds. A run costs
  * ~13 us besides its frames (its page pool is made and unmade), a 1,400 B
  * frame ~0.5 us into an AF_XDP socket on a veth here: runs of 25 frames
@@ -111,10 +112,10 @@ hgl_xdp_open(char *err, size_t n)
 
 /* The target's MAC and the link it is on, from the kernel's ARP table. */
 static int
-arp_lookup(uint32_t ip, uint8_t mac[ETH_ALEN], char dev[IF_NAMESIZE])
+arp_lookup(uint32_t ip, uint8_t mac[RTE_ETHER_ADDR_LEN], char dev[IF_NAMESIZE])
 {
 	char line[256], addr[64], hw[64], mask[32], name[64];
-	unsigned type, flags, m[ETH_ALEN];
+	unsigned type, flags, m[RTE_ETHER_ADDR_LEN];
 	struct in_addr a;
 	int found = 0;
 	FILE *f = fopen("/proc/net/arp", "r");
@@ -126,9 +127,9 @@ arp_lookup(uint32_t ip, uint8_t mac[ETH_ALEN], char dev[IF_NAMESIZE])
 			   name) != 6 || inet_pton(AF_INET, addr, &a) != 1 ||
 		    a.s_addr != ip || !(flags & 0x2) || strlen(name) >= IF_NAMESIZE ||
 		    sscanf(hw, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4],
-			   &m[5]) != ETH_ALEN)
+			   &m[5]) != RTE_ETHER_ADDR_LEN)
 			continue;
-		for (unsigned i = 0; i < ETH_ALEN; i++)
+		for (unsigned i = 0; i < RTE_ETHER_ADDR_LEN; i++)
 			mac[i] = (uint8_t)m[i];
 		snprintf(dev, IF_NAMESIZE, "%s", name);
 		found = 1;
@@ -137,43 +138,34 @@ arp_lookup(uint32_t ip, uint8_t mac[ETH_ALEN], char dev[IF_NAMESIZE])
 	return found;
 }
 
-static uint16_t
-ip_csum(const struct iphdr *ip)
-{
-	const uint16_t *w = (const uint16_t *)ip;
-	uint32_t s = 0;
-
-	for (unsigned i = 0; i < sizeof(*ip) / 2; i++)
-		s += w[i];
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
-
-/* Ethernet, IPv4 (its id: the load's entry), UDP with no checksum; built
- * as structs and copied in, since the frame's IP header is not 4-byte
- * aligned. */
+/* Ethernet, IPv4 (its id: the load's entry), UDP with no checksum, as
+ * hgload's memif frames are built (DPDK's headers are packed: the IP
+ * header need not be 4-byte aligned). */
 static uint32_t
-build(uint8_t *out, unsigned k, const uint8_t dst[ETH_ALEN], const uint8_t src[ETH_ALEN],
-      const struct sockaddr_in *from, const struct hgl_xdp_replay *r)
+build(uint8_t *out, unsigned k, const struct rte_ether_addr *dst,
+      const struct rte_ether_addr *src, const struct sockaddr_in *from,
+      const struct hgl_xdp_replay *r)
 {
-	struct ethhdr eth = { .h_proto = htons(ETH_P_IP) };
-	struct iphdr ip = { .version = 4, .ihl = 5, .ttl = 64, .protocol = IPPROTO_UDP,
-			    .tot_len = htons((uint16_t)(sizeof(ip) + sizeof(struct udphdr) +
-							r->len)),
-			    .id = htons((uint16_t)k), .saddr = from->sin_addr.s_addr,
-			    .daddr = r->target->sin_addr.s_addr };
-	struct udphdr udp = { .source = from->sin_port, .dest = r->target->sin_port,
-			      .len = htons((uint16_t)(sizeof(udp) + r->len)) };
+	struct rte_ether_hdr *e = (struct rte_ether_hdr *)out;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(e + 1);
+	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(ip + 1);
 
-	memcpy(eth.h_dest, dst, ETH_ALEN);
-	memcpy(eth.h_source, src, ETH_ALEN);
-	ip.check = ip_csum(&ip);
-	memcpy(out, &eth, ETH_HLEN);
-	memcpy(out + ETH_HLEN, &ip, sizeof(ip));
-	memcpy(out + ETH_HLEN + sizeof(ip), &udp, sizeof(udp));
-	memcpy(out + ETH_HLEN + sizeof(ip) + sizeof(udp), r->payload, r->len);
-	return (uint32_t)(ETH_HLEN + sizeof(ip) + sizeof(udp) + r->len);
+	e->dst_addr = *dst;
+	e->src_addr = *src;
+	e->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	*ip = (struct rte_ipv4_hdr){
+		.version_ihl = RTE_IPV4_VHL_DEF, .time_to_live = 64,
+		.next_proto_id = IPPROTO_UDP, .packet_id = rte_cpu_to_be_16((uint16_t)k),
+		.total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + sizeof(*u) + r->len)),
+		.src_addr = from->sin_addr.s_addr, .dst_addr = r->target->sin_addr.s_addr,
+	};
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	*u = (struct rte_udp_hdr){
+		.src_port = from->sin_port, .dst_port = r->target->sin_port,
+		.dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*u) + r->len)),
+	};
+	memcpy(u + 1, r->payload, r->len);
+	return (uint32_t)(sizeof(*e) + sizeof(*ip) + sizeof(*u) + r->len);
 }
 
 int
@@ -182,7 +174,7 @@ hgl_xdp_prepare(const struct hgl_xdp_replay *r, uint64_t *sent, char *err, size_
 	struct hgr_conf c = { .flows = r->flows };
 	struct sockaddr_in from;
 	socklen_t sl = sizeof(from);
-	uint8_t dst[ETH_ALEN];
+	struct rte_ether_addr dst, src;
 	char dev[IF_NAMESIZE];
 	struct ifreq ifr;
 	int tries;
@@ -197,7 +189,8 @@ hgl_xdp_prepare(const struct hgl_xdp_replay *r, uint64_t *sent, char *err, size_
 		c.sport[f] = from.sin_port;
 	}
 	/* the first flow's datagram makes the kernel ask for the target's MAC */
-	for (tries = 0; tries < ARP_TRIES && !arp_lookup(r->target->sin_addr.s_addr, dst, dev);
+	for (tries = 0; tries < ARP_TRIES &&
+	     !arp_lookup(r->target->sin_addr.s_addr, dst.addr_bytes, dev);
 	     tries++) {
 		if (tries % 30 == 0 && send(r->fd[0], r->payload, r->len, 0) >= 0)
 			(*sent)++;
@@ -212,8 +205,8 @@ hgl_xdp_prepare(const struct hgl_xdp_replay *r, uint64_t *sent, char *err, size_
 		return fail(err, n, "the link's MAC", errno);
 	c.ifindex = if_nametoindex(dev);
 	rx.load[r->k].ifindex = c.ifindex;
-	rx.load[r->k].len = build(rx.load[r->k].frame, r->k, dst,
-				  (const uint8_t *)ifr.ifr_hwaddr.sa_data, &from, r);
+	memcpy(src.addr_bytes, ifr.ifr_hwaddr.sa_data, RTE_ETHER_ADDR_LEN);
+	rx.load[r->k].len = build(rx.load[r->k].frame, r->k, &dst, &src, &from, r);
 	if (c.ifindex == 0 || bpf_map_update_elem(rx.conf_fd, &r->k, &c, BPF_ANY) != 0)
 		return fail(err, n, "cannot configure its program", errno);
 	return 0;
