@@ -40,7 +40,8 @@ def progress(loads):
     """One line on stderr per run of loads: how far the bench is, so that
     a bench of minutes is never silent."""
     _RUNS[0] += 1
-    desc = ", ".join(("blast" if l.get("blast") else f"{l.get('rate')} rps") +
+    desc = ", ".join((f"replay {l.get('rate')} frames/s" if l.get("replay") else
+                      "blast" if l.get("blast") else f"{l.get('rate')} rps") +
                      f" -> :{l.get('port')}" for l in loads)
     print(f"  [{time.time() - _T0:6.0f} s] run {_RUNS[0]}: {desc}, "
           f"{max(l.get('duration', 0) for l in loads)} s", file=sys.stderr, flush=True)
@@ -237,13 +238,16 @@ class Bench:
 
 
 def hgload_args(port, rate, duration, flows=1, size=64, workload="fixed:0",
-                mode="none", slo_us=None, blast=False):
+                mode="none", slo_us=None, blast=False, replay=False):
     """One load's options. mode: none, rpc (RPC header, credits ignored)
     or credits (obeyed); blast: a flood of prebuilt frames from a
-    SCHED_IDLE sender, counted, not timed (rate unused)."""
+    SCHED_IDLE sender, counted, not timed (rate unused); replay: a blast
+    the kernel replays out of the link (hgload --replay), rate frames/s."""
     extra = {"none": [], "rpc": ["--rpc"], "credits": ["--credits"]}[mode]
-    if blast:
+    if blast or replay:
         extra += ["--blast"]
+    if replay:
+        extra += ["--replay"]
     if mode != "none":
         size = max(size, 64)
     if slo_us:

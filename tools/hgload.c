@@ -1131,6 +1131,13 @@ report_blast(const struct load *l, json_t *many)
 	json_t *j;
 	char *out;
 
+	/* a veth drops, unseen by any counter, every frame its peer's XDP
+	 * program transmits unless it has NAPI: an XDP program of its own, or
+	 * GRO (the kernel's own stack behind it) */
+	if (l->replay && sent > 1 && got == 0)
+		fprintf(stderr, "hgload %s: --replay: not one answer; if the link is a veth, "
+			"its other end takes the replay's frames only with an XDP program "
+			"attached or GRO on (ethtool -K DEV gro on)\n", l->target_str);
 	if (!l->json) {
 		printf("hgload %s: blast for %.1f s, %u flows, %u B: sent %lu (%.0f/s), "
 		       "answered %lu (%.0f/s), bursts refused %lu, sender CPU %.1f%%\n",

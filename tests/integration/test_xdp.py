@@ -159,6 +159,23 @@ def test_a_link_replay_is_refused_where_it_cannot_run(net):
     assert lo_prog(net) is None
 
 
+def test_a_link_replay_nobody_takes_says_why():
+    """A veth whose other end has neither an XDP program nor GRO drops
+    every frame the replay transmits, and no counter shows it: hgload says
+    so when not one answer came back, and where to look."""
+    n = Netns("rq")
+    try:
+        run("ip", "addr", "add", f"{DAEMON_IP}/24", "dev", n.host_if)
+        run("ethtool", "-K", n.host_if, "gro", "off")
+        r = n.exec(os.path.join(BIN, "hgload"), "--target", f"{DAEMON_IP}:9", "--replay",
+                   "--blast", "--rate", "20000", "--duration", "0.3", "--json", check=False)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["sent"] > 1000
+        assert "not one answer" in r.stderr and "gro on" in r.stderr, r.stderr
+    finally:
+        n.close()
+
+
 def test_hostile_frames_are_counted_and_the_link_serves_on(net, xdp):
     """Truncated headers, IP options, fragments, wrong versions and
     lengths, to the daemon's MAC: counted, never a crash."""
