@@ -244,10 +244,8 @@ def hgload_args(port, rate, duration, flows=1, size=64, workload="fixed:0",
     SCHED_IDLE sender, counted, not timed (rate unused); replay: a blast
     the kernel replays out of the link (hgload --replay), rate frames/s."""
     extra = {"none": [], "rpc": ["--rpc"], "credits": ["--credits"]}[mode]
-    if blast or replay:
-        extra += ["--blast"]
-    if replay:
-        extra += ["--replay"]
+    if replay or blast:
+        extra += ["--replay" if replay else "--blast"]
     if mode != "none":
         size = max(size, 64)
     if slo_us:
