@@ -34,6 +34,7 @@
 
 #include "../common/hg_util.h"
 #include "hgload_memif.h"
+#include "udp_frame.h"
 #include "memif_client.h"
 #include "rx_map.h"
 #include "tool_eal.h"
@@ -531,28 +532,9 @@ timed_ring_bits(const struct hgl_memif_cfg *c)
 static uint16_t
 build_frame(uint8_t *out, unsigned f, uint16_t dport, const void *payload, size_t len)
 {
-	struct rte_ether_hdr *e = (struct rte_ether_hdr *)out;
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(e + 1);
-	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(ip + 1);
-
-	e->dst_addr = mf.peer;
-	e->src_addr = mf.mac;
-	e->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	*ip = (struct rte_ipv4_hdr){
-		.version_ihl = RTE_IPV4_VHL_DEF, .time_to_live = 64,
-		.next_proto_id = IPPROTO_UDP,
-		.total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + sizeof(*u) + len)),
-		.src_addr = mf.c.src_ip, .dst_addr = mf.c.dst_ip,
-	};
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	/* checksum 0: none computed (RFC 768), as the daemon accepts */
-	*u = (struct rte_udp_hdr){
-		.src_port = rte_cpu_to_be_16((uint16_t)(HGL_MEMIF_PORT0 + f)),
-		.dst_port = dport,
-		.dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*u) + len)),
-	};
-	memcpy(u + 1, payload, len);
-	return (uint16_t)(sizeof(*e) + sizeof(*ip) + sizeof(*u) + len);
+	return (uint16_t)hgl_udp_frame(out, &mf.peer, &mf.mac, mf.c.src_ip, mf.c.dst_ip,
+				       rte_cpu_to_be_16((uint16_t)(HGL_MEMIF_PORT0 + f)),
+				       dport, 0, payload, len);
 }
 
 /* The daemon's ring for flow f's datagrams to dport (network order). */
@@ -566,8 +548,7 @@ int
 hgl_memif_send(unsigned f, uint16_t dport, const void *payload, size_t len)
 {
 	unsigned ring = ring_of(f, dport), dropped = 0;
-	size_t hdr = sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) +
-		     sizeof(struct rte_udp_hdr);
+	size_t hdr = HGL_UDP_HDRS;
 
 	if (len + hdr > FRAME_MAX)
 		return -1;
@@ -589,8 +570,7 @@ struct replay {
 static int
 replay_build(const struct hgl_blast *b, struct replay *rp)
 {
-	size_t hdr = sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) +
-		     sizeof(struct rte_udp_hdr);
+	size_t hdr = HGL_UDP_HDRS;
 	uint32_t at;
 	unsigned i;
 

@@ -20,18 +20,16 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <rte_ether.h>
-#include <rte_ip.h>
-#include <rte_udp.h>
 
 #include "hgload_xdp.h"
+#include "udp_frame.h"
 #include "hg_wire.h"
 #include "../common/hg_util.h"
 #include "../proto/hg_xdp_replay.h"
 
 extern const unsigned char hgr_obj_start[], hgr_obj_end[];
 
-#define FRAME_MAX (sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) + \
-		   sizeof(struct rte_udp_hdr) + HG_MAX_PAYLOAD)
+#define FRAME_MAX (HGL_UDP_HDRS + HG_MAX_PAYLOAD)
 /* a run's frames: ~1 ms of the pace, within these bounds. A run costs
  * ~13 us besides its frames (its page pool is made and unmade), a 1,400 B
  * frame ~0.5 us into an AF_XDP socket on a veth here: runs of 25 frames
@@ -138,36 +136,6 @@ arp_lookup(uint32_t ip, uint8_t mac[RTE_ETHER_ADDR_LEN], char dev[IF_NAMESIZE])
 	return found;
 }
 
-/* Ethernet, IPv4 (its id: the load's entry), UDP with no checksum, as
- * hgload's memif frames are built (DPDK's headers are packed: the IP
- * header need not be 4-byte aligned). */
-static uint32_t
-build(uint8_t *out, unsigned k, const struct rte_ether_addr *dst,
-      const struct rte_ether_addr *src, const struct sockaddr_in *from,
-      const struct hgl_xdp_replay *r)
-{
-	struct rte_ether_hdr *e = (struct rte_ether_hdr *)out;
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(e + 1);
-	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(ip + 1);
-
-	e->dst_addr = *dst;
-	e->src_addr = *src;
-	e->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	*ip = (struct rte_ipv4_hdr){
-		.version_ihl = RTE_IPV4_VHL_DEF, .time_to_live = 64,
-		.next_proto_id = IPPROTO_UDP, .packet_id = rte_cpu_to_be_16((uint16_t)k),
-		.total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + sizeof(*u) + r->len)),
-		.src_addr = from->sin_addr.s_addr, .dst_addr = r->target->sin_addr.s_addr,
-	};
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	*u = (struct rte_udp_hdr){
-		.src_port = from->sin_port, .dst_port = r->target->sin_port,
-		.dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*u) + r->len)),
-	};
-	memcpy(u + 1, r->payload, r->len);
-	return (uint32_t)(sizeof(*e) + sizeof(*ip) + sizeof(*u) + r->len);
-}
-
 int
 hgl_xdp_prepare(const struct hgl_xdp_replay *r, uint64_t *sent, char *err, size_t n)
 {
@@ -206,7 +174,11 @@ hgl_xdp_prepare(const struct hgl_xdp_replay *r, uint64_t *sent, char *err, size_
 	c.ifindex = if_nametoindex(dev);
 	rx.load[r->k].ifindex = c.ifindex;
 	memcpy(src.addr_bytes, ifr.ifr_hwaddr.sa_data, RTE_ETHER_ADDR_LEN);
-	rx.load[r->k].len = build(rx.load[r->k].frame, r->k, &dst, &src, &from, r);
+	/* its IP id: the load's entry */
+	rx.load[r->k].len = hgl_udp_frame(rx.load[r->k].frame, &dst, &src,
+					  from.sin_addr.s_addr, r->target->sin_addr.s_addr,
+					  from.sin_port, r->target->sin_port, (uint16_t)r->k,
+					  r->payload, r->len);
 	if (c.ifindex == 0 || bpf_map_update_elem(rx.conf_fd, &r->k, &c, BPF_ANY) != 0)
 		return fail(err, n, "cannot configure its program", errno);
 	return 0;
