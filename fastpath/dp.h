@@ -201,6 +201,10 @@ struct hg_fp_core {
 	uint64_t flushes;		/* calls that handed the NIC a stage */
 	uint64_t sched_yields;		/* SCHED batches cut short for
 					 * another tenant's work (sched.c) */
+	uint64_t cut_passes;		/* ... whose work was then served in
+					 * the same pass (loop.c) */
+	int32_t sched_cut;		/* the tenant SCHED last cut short in
+					 * this pass, -1: none */
 	uint64_t rx_cuts;		/* ... RX bursts (rx.c) */
 	uint64_t rx_holds;		/* RX bursts stopped at an unfunded
 					 * tenant's frame on its own queue */
@@ -588,6 +592,8 @@ void hg_dp_free(struct hg_dp *dp);
 int hg_fp_loop(void *arg);			/* lcore main, arg = hg_fp_core */
 void hg_fp_set_dp(struct hg_dp *dp);
 unsigned hg_fp_rx(struct hg_dp *dp, struct hg_fp_core *c);
+/* ... only the queues other tenants have of their own than tenant t. */
+unsigned hg_fp_rx_others(struct hg_dp *dp, struct hg_fp_core *c, unsigned t);
 unsigned hg_fp_tx(struct hg_dp *dp, struct hg_fp_core *c);
 /* Has hot tenant t a descriptor on a transmit ring of this core (tx.c)? */
 int hg_tx_waiting(const struct hg_dp *dp, const struct hg_fp_core *c, unsigned t);

@@ -674,3 +674,28 @@ hg_fp_rx(struct hg_dp *dp, struct hg_fp_core *c)
 	c->rxq_rr++;
 	return total;
 }
+
+/* RX in the round a pass adds after SCHED cut tenant t's batch short
+ * (loop.c serve_cut): the funded queues other tenants have of their own,
+ * in budget order. t's own queues, shared ones and unfunded ones wait
+ * for the next pass, as in any other. */
+unsigned
+hg_fp_rx_others(struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
+{
+	unsigned k, left = HG_RX_BURSTS, total = 0, later = 0, n;
+	uint8_t idx[HG_MAX_RXQ];
+
+	if (c->n_rxq < 2 || !hg_protecting(dp))
+		return 0;
+	n = hg_rx_order(dp, c, idx, &later);
+	for (k = 0; k < n && left > 0; k++) {
+		struct hg_rxq *q = &c->rxq[idx[k]];
+		int own = hg_rxq_own(dp, c, q);
+
+		if (own < 0 || own == (int)t)
+			continue;
+		bells_before(dp, c, q);
+		total += rx_drain(dp, c, q, &left);
+	}
+	return total;
+}

@@ -120,6 +120,7 @@ sched_tenant(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_tenant *tn,
 		if (yield && i > 0 && i % chunk == 0 &&
 		    hg_others_waiting(dp, c, tn->slot)) {
 			c->sched_yields++;
+			c->sched_cut = (int32_t)tn->slot;
 			rte_pktmbuf_free_bulk(m + i, n - i);
 			n = i;
 			break;

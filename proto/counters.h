@@ -40,6 +40,9 @@
 	X(flushes, flushes, "calls", "PMD sends: one per pass that had frames") \
 	X(sched_yields, sched_yields, "batches", "SCHED batches nobody waited " \
 	  "behind, cut short when another tenant's work arrived") \
+	X(cut_passes, cut_passes, "passes", "SCHED batches cut short whose " \
+	  "work (the other tenants' own queues, transmit rings and batches) " \
+	  "was then served before the pass's send") \
 	X(rx_cuts, rx_cuts, "bursts", "RX bursts of a tenant's own queue " \
 	  "cut short when another tenant's work arrived") \
 	X(rx_holds, rx_holds, "bursts", "RX bursts of a tenant's own queue " \

@@ -203,21 +203,28 @@ def test_a_flood_burst_stops_for_a_neighbours_work(mq, cleanup):
     does. The victim loses nothing. The flood gets the queue nobody has:
     on the pinned tenant's (3), it shared it, no burst of it was ever
     its own, and the cuts counted were the victim's bursts, stopped for
-    the flood's work whenever the core lost its CPU mid-burst."""
+    the flood's work whenever the core lost its CPU mid-burst.
+
+    The flood's SCHED batches are cut the same way (sched_yields), and
+    the pass then serves the work they were cut for before its send
+    (cut_passes), never more often than batches were cut; with
+    protection off, neither happens."""
     used = {t["rx_queue"] for t in mq.tenants().values()}
     free = sorted(set(range(4)) - used)
     assert free, used
     mq.hgctl("tenant", "add", "big", "--ports", f"{BIG}-{BIG}", "--rx-queue", str(free[0]))
-    cuts = lambda: mq.stats()["cores"][0]["rx_cuts"]          # noqa: E731
+    core = lambda: mq.stats()["cores"][0]                     # noqa: E731
+    cuts = lambda: core()["rx_cuts"]                          # noqa: E731
+    passes = lambda: (core()["cut_passes"], core()["sched_yields"])  # noqa: E731
     try:
         cleanup.append(mq.echo("big", BIG, cpus="0"))
-        c0 = cuts()
+        c0, p0 = cuts(), passes()
         on, blast = run(mq, mq.rx_map(), port=BIG, size=1400)
-        c1 = cuts()
+        c1, p1 = cuts(), passes()
         mq.hgctl("config", "set", "protection", "off")
         try:
             off, _ = run(mq, mq.rx_map(), secs=1.0, port=BIG, size=1400)
-            c2 = cuts()
+            c2, p2 = cuts(), passes()
         finally:
             mq.hgctl("config", "set", "protection", "on")
     finally:
@@ -227,6 +234,9 @@ def test_a_flood_burst_stops_for_a_neighbours_work(mq, cleanup):
     assert blast["received"] > 0, blast
     assert c1 > c0, (c0, c1)
     assert c2 == c1, (c1, c2)
+    served, cut = p1[0] - p0[0], p1[1] - p0[1]
+    assert 0 < served <= cut, (p0, p1)
+    assert p2 == p1, (p1, p2)
     assert on["lost"] == 0 and on["send_errors"] == 0, on
     assert off["received"] > 0, off
 
