@@ -603,9 +603,14 @@ replay_push(struct replay *rp)
 	int shared;
 
 	pthread_mutex_lock(&mf.tx_lock[r]);
-	shared = __atomic_exchange_n(&mf.borrowed[r], 0, __ATOMIC_RELAXED);
-	mf.ever_borrowed[r] |= shared;
-	shared |= mf.last_replay[r] != rp->id;
+	/* a slot another sender's frame borrowed is pointed back by the
+	 * push itself (hg_mc_replay_push); only another replay's frames in
+	 * the ring make it rewrite every slot of its room: rewritten on
+	 * every borrow, a ring shared with a timed load took the replay's
+	 * thread 57% of its CPU, and the daemon ran dry (bench/isolation,
+	 * shared queue) */
+	mf.ever_borrowed[r] |= __atomic_exchange_n(&mf.borrowed[r], 0, __ATOMIC_RELAXED);
+	shared = mf.last_replay[r] != rp->id;
 	/* floods that share a ring arrive interleaved, as on a link: each
 	 * refills its part of the room */
 	keep = mf.ever_borrowed[r] ? slots / 4 : 0;

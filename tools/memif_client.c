@@ -126,6 +126,23 @@ ring_at(struct hg_mc *mc, unsigned i)
 	return i < mc->n_c2s ? &mc->c2s[i] : &mc->s2c[i - mc->n_c2s];
 }
 
+/* Does slot s of q point at its own buffer (hg_mc_ring.own)? */
+static inline int
+own_is(const struct hg_mc_ring *q, unsigned s)
+{
+	return (int)(q->own[s / 64] >> (s % 64) & 1);
+}
+
+/* Marks slot s of q as pointing at its own buffer (on) or not. */
+static inline void
+own_mark(struct hg_mc_ring *q, unsigned s, int on)
+{
+	if (own_is(q, s) == on)
+		return;
+	q->own[s / 64] ^= 1ull << (s % 64);
+	q->n_own = on ? q->n_own + 1 : q->n_own - 1;
+}
+
 /* The rings one after the other, then each one's buffers, then the
  * caller's bytes. */
 static int
@@ -162,9 +179,14 @@ make_region(struct hg_mc *mc, size_t extra, char *err, size_t n)
 		q->r->cookie = HG_MEMIF_COOKIE;
 		q->mask = (uint16_t)((1u << l2) - 1);
 		q->buf0 = (uint32_t)bufs;
-		for (k = 0; k <= q->mask; k++)
+		for (k = 0; k <= q->mask; k++) {
 			q->r->desc[k] = (struct hg_memif_desc){
 				.length = mc->bsize, .offset = q->buf0 + k * mc->bsize };
+			/* a C2S slot starts at its own buffer: a replay
+			 * points it at its frames on its first lap */
+			if (i < mc->n_c2s)
+				own_mark(q, k, 1);
+		}
 		at += hg_memif_ring_bytes(l2);
 		bufs += ((uint64_t)mc->bsize) << l2;
 	}
@@ -282,23 +304,6 @@ hg_mc_close(struct hg_mc *mc)
 		close(mc->fds[i]);
 	memset(mc, 0, sizeof(*mc));
 	mc->sock = -1;
-}
-
-/* Does slot s of q point at its own buffer (hg_mc_ring.own)? */
-static inline int
-own_is(const struct hg_mc_ring *q, unsigned s)
-{
-	return (int)(q->own[s / 64] >> (s % 64) & 1);
-}
-
-/* Marks slot s of q as pointing at its own buffer (on) or not. */
-static inline void
-own_mark(struct hg_mc_ring *q, unsigned s, int on)
-{
-	if (own_is(q, s) == on)
-		return;
-	q->own[s / 64] ^= 1ull << (s % 64);
-	q->n_own = on ? q->n_own + 1 : q->n_own - 1;
 }
 
 void

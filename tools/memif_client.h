@@ -30,9 +30,10 @@ struct hg_mc_ring {
 	uint16_t next;			/* S2C: next slot to read */
 	uint32_t buf0;			/* offset of the ring's first buffer */
 	int efd;			/* its eventfd */
-	/* C2S: slots whose descriptor points at their own buffer (a frame
-	 * hg_mc_publish copied there), not at a replay's frame: the replay
-	 * points them back before it publishes them again */
+	/* C2S: slots whose descriptor points at their own buffer (every
+	 * slot at first, then a frame hg_mc_publish copied there), not at a
+	 * replay's frame: the replay points them at its frames before it
+	 * publishes them */
 	uint64_t own[(1u << HG_MEMIF_LOG2_RING_MAX) / 64];
 	unsigned n_own;
 };
