@@ -633,6 +633,28 @@ bells_before(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_rxq *q)
 		}
 }
 
+/* The funded queues in budget order (hg_rx_order), out of *left; the
+ * unfunded ones go into *later. skip >= 0: only the queues other
+ * tenants than skip have of their own (hg_fp_rx_others). */
+static unsigned
+rx_funded(struct hg_dp *dp, struct hg_fp_core *c, int skip, unsigned *left,
+	  unsigned *later)
+{
+	uint8_t idx[HG_MAX_RXQ];
+	unsigned k, n = hg_rx_order(dp, c, idx, later), total = 0;
+
+	for (k = 0; k < n && *left > 0; k++) {
+		struct hg_rxq *q = &c->rxq[idx[k]];
+		int own = hg_rxq_own(dp, c, q);
+
+		if (skip >= 0 && (own < 0 || own == skip))
+			continue;
+		bells_before(dp, c, q);
+		total += rx_drain(dp, c, q, left);
+	}
+	return total;
+}
+
 /* Up to HG_RX_BURSTS bursts per pass while they come back full: the NIC
  * queue must drain faster than SCHED serves, so that under overload the
  * backlog forms after attribution, where drops follow the tenants' budgets
@@ -647,17 +669,12 @@ bells_before(struct hg_dp *dp, struct hg_fp_core *c, const struct hg_rxq *q)
 unsigned
 hg_fp_rx(struct hg_dp *dp, struct hg_fp_core *c)
 {
-	unsigned k, i, left = HG_RX_BURSTS, total = 0, later = 0, n;
-	uint8_t idx[HG_MAX_RXQ];
+	unsigned k, i, left = HG_RX_BURSTS, total = 0, later = 0;
 
 	_Static_assert(HG_MAX_RXQ <= 32, "later is a 32-bit mask");
 	hg_xdp_review(dp, c);
 	if (c->n_rxq > 1 && hg_protecting(dp)) {
-		n = hg_rx_order(dp, c, idx, &later);
-		for (k = 0; k < n && left > 0; k++) {
-			bells_before(dp, c, &c->rxq[idx[k]]);
-			total += rx_drain(dp, c, &c->rxq[idx[k]], &left);
-		}
+		total = rx_funded(dp, c, -1, &left, &later);
 	} else {
 		for (k = 0; k < c->n_rxq && left > 0; k++)
 			total += rx_drain(dp, c, &c->rxq[(c->rxq_rr + k) % c->n_rxq], &left);
@@ -682,20 +699,9 @@ hg_fp_rx(struct hg_dp *dp, struct hg_fp_core *c)
 unsigned
 hg_fp_rx_others(struct hg_dp *dp, struct hg_fp_core *c, unsigned t)
 {
-	unsigned k, left = HG_RX_BURSTS, total = 0, later = 0, n;
-	uint8_t idx[HG_MAX_RXQ];
+	unsigned left = HG_RX_BURSTS, later = 0;
 
 	if (c->n_rxq < 2 || !hg_protecting(dp))
 		return 0;
-	n = hg_rx_order(dp, c, idx, &later);
-	for (k = 0; k < n && left > 0; k++) {
-		struct hg_rxq *q = &c->rxq[idx[k]];
-		int own = hg_rxq_own(dp, c, q);
-
-		if (own < 0 || own == (int)t)
-			continue;
-		bells_before(dp, c, q);
-		total += rx_drain(dp, c, q, &left);
-	}
-	return total;
+	return rx_funded(dp, c, (int)t, &left, &later);
 }
