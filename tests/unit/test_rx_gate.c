@@ -9,11 +9,7 @@
 #include <criterion/criterion.h>
 
 #include "../../fastpath/rx_gate.h"
-
-#define US 1000u		/* TSC ticks per microsecond, here */
-#define T0 (10u * 1000 * US)
-#define VICTIM 0
-#define FLOOD 1
+#include "flood_pair.h"
 
 static struct hg_dp *dp;
 static struct hg_fp_core *c;
@@ -24,19 +20,7 @@ setup(void)
 {
 	dp = hg_dp_new(1);
 	cr_assert(dp != NULL);
-	c = &dp->core[0];
-	c->tsc_us = US;
-	c->now = T0;
-	for (int t = 0; t < 2; t++) {
-		view[t] = (struct hg_tenant_view){ .state = HG_TENANT_ACTIVE,
-						   .quantum = 1000000 };
-		dp->view[t] = &view[t];
-		dp->tenant_live[t].rate = HG_RATE_ONE / 4;
-		c->t[t].bud = (struct hg_budget){ .granted = 1000000, .last = T0 };
-	}
-	/* the flood's budget is spent */
-	c->t[FLOOD].bud.consumed = 1500000;
-	dp->live.protection = dp->live.rx_drop = 1;
+	c = flood_pair(dp, view);
 }
 
 static void

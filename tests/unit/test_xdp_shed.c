@@ -12,12 +12,9 @@
 
 #include "../../fastpath/xdp_shed.h"
 #include "../../slowpath/xdp_link.h"
+#include "flood_pair.h"
 #include "frames.h"
 
-#define US 1000u
-#define T0 (10u * 1000 * US)
-#define VICTIM 0
-#define FLOOD 1
 #define DEV_QUEUE 3
 
 static struct hg_dp *dp;
@@ -40,21 +37,10 @@ setup(void)
 	dp->xdp.taken = taken;
 	dp->xdp.ports = ports;
 	dp->ip = OUR_IP;
-	c = &dp->core[0];
-	c->tsc_us = US;
-	c->now = T0;
+	c = flood_pair(dp, view);
 	c->n_rxq = 1;
 	c->rxq[0].dev_queue = DEV_QUEUE;
-	for (int t = 0; t < 2; t++) {
-		view[t] = (struct hg_tenant_view){ .state = HG_TENANT_ACTIVE,
-						   .quantum = 1000000 };
-		dp->view[t] = &view[t];
-		dp->tenant_live[t].rate = HG_RATE_ONE / 4;
-		c->t[t].bud = (struct hg_budget){ .granted = 1000000, .last = T0 };
-	}
-	c->t[FLOOD].bud.consumed = 1500000;	/* spent */
 	dp->n_active = 2;
-	dp->live.protection = dp->live.rx_drop = 1;
 	/* saturated, and another tenant's datagrams came in just now */
 	c->last_empty = c->now - 5000 * US;
 	c->busy_streak = 10000;
