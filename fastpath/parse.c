@@ -8,6 +8,7 @@
 #include <rte_udp.h>
 
 #include "../proto/hg_rpc.h"
+#include "cksum.h"
 #include "drops.h"
 #include "parse.h"
 
@@ -56,7 +57,7 @@ parse_icmp(const uint8_t *f, struct hg_parsed *p)
 	const struct rte_icmp_hdr *ic = (const void *)(f + p->l4_off);
 	uint32_t n = p->ip_len - (p->l4_off - p->l3_off);
 
-	if (n < sizeof(*ic) || rte_raw_cksum(ic, n) != 0xffff)
+	if (n < sizeof(*ic) || hg_cksum(ic, n) != 0xffff)
 		return drop(p, HG_DROP_ICMP);
 	if (ic->icmp_type != RTE_IP_ICMP_ECHO_REQUEST || ic->icmp_code != 0)
 		return drop(p, HG_DROP_ICMP);
@@ -77,7 +78,7 @@ parse_udp(const uint8_t *f, struct hg_parsed *p)
 	if (ulen < sizeof(*u) || ulen != n)
 		return drop(p, HG_DROP_UDP_HDR);
 	/* 0 means the sender computed no checksum (RFC 768) */
-	if (u->dgram_cksum != 0 && rte_ipv4_udptcp_cksum_verify(ip, u) != 0)
+	if (u->dgram_cksum != 0 && hg_ipv4_udp_cksum_verify(ip, u) != 0)
 		return drop(p, HG_DROP_UDP_CSUM);
 	p->src_port = u->src_port;
 	p->dst_port = u->dst_port;
@@ -104,7 +105,7 @@ parse_ipv4(const uint8_t *f, uint32_t len, uint32_t our_ip, struct hg_parsed *p)
 	/* the frame may carry Ethernet padding after the datagram, not less */
 	if (p->ip_len < ihl || RTE_ETHER_HDR_LEN + (uint32_t)p->ip_len > len)
 		return drop(p, HG_DROP_IP_LEN);
-	if (rte_raw_cksum(ip, ihl) != 0xffff)
+	if (hg_cksum(ip, ihl) != 0xffff)
 		return drop(p, HG_DROP_IP_CSUM);
 	if (ip->fragment_offset & RTE_BE16(IP_MF | IP_OFFMASK))
 		return drop(p, HG_DROP_IP_FRAG);
@@ -223,7 +224,7 @@ hg_build_icmp_reply(uint8_t *f, const struct hg_parsed *p)
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	ic->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
 	ic->icmp_cksum = 0;
-	ic->icmp_cksum = ~rte_raw_cksum(ic, n);
+	ic->icmp_cksum = (uint16_t)~hg_cksum(ic, n);
 	return RTE_ETHER_HDR_LEN + p->ip_len;
 }
 
@@ -253,7 +254,7 @@ hg_build_udp(uint8_t *f, const struct hg_udp_flow *fl, uint16_t payload_len)
 	u->dst_port = fl->dst_port;
 	u->dgram_len = rte_cpu_to_be_16(ulen);
 	u->dgram_cksum = 0;
-	u->dgram_cksum = rte_ipv4_udptcp_cksum(ip, u);
+	u->dgram_cksum = hg_ipv4_udp_cksum(ip, u);
 	return HG_UDP_HDRS_LEN + payload_len;
 }
 
