@@ -84,8 +84,9 @@ hg_ipv4_l4_sum(const struct rte_ipv4_hdr *ip, const void *l4)
 		uint32_t src, dst;
 		uint8_t zero, proto;
 		uint16_t len;
-	} __attribute__((packed)) ph;
+	} ph;
 
+	_Static_assert(sizeof(ph) == 12, "the pseudo-header, unpadded");
 	if (l3 < ihl)
 		return 0;
 	ph.src = ip->src_addr;
