@@ -645,10 +645,13 @@ rx_funded(struct hg_dp *dp, struct hg_fp_core *c, int skip, unsigned *left,
 
 	for (k = 0; k < n && *left > 0; k++) {
 		struct hg_rxq *q = &c->rxq[idx[k]];
-		int own = hg_rxq_own(dp, c, q);
 
-		if (skip >= 0 && (own < 0 || own == skip))
-			continue;
+		if (skip >= 0) {
+			int own = hg_rxq_own(dp, c, q);
+
+			if (own < 0 || own == skip)
+				continue;
+		}
 		bells_before(dp, c, q);
 		total += rx_drain(dp, c, q, left);
 	}
