@@ -109,8 +109,12 @@ def test_the_quick_start_runs_as_written():
         r = subprocess.run(["bash", "-e", "-c", script], cwd=ROOT, capture_output=True,
                            text=True, timeout=60)
     finally:
-        subprocess.run("pkill -f 'iface=hgq0'; ip netns del hgq; ip link del hgq0",
-                       shell=True, capture_output=True)
+        # each its own command: a shell whose command line holds the
+        # pattern was pkill's first match, and killed, it never removed
+        # the namespace of a run that failed
+        for cmd in (["pkill", "-f", "iface=hgq0"], ["ip", "netns", "del", "hgq"],
+                    ["ip", "link", "del", "hgq0"]):
+            subprocess.run(cmd, capture_output=True)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "gold" in r.stdout and "bronze" in r.stdout
     sent, received, lost = map(int, re.search(r"^all\s+(\d+)\s+(\d+)\s+(\d+)", r.stdout,
