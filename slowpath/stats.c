@@ -513,6 +513,8 @@ hg_stats_collect(struct hg_registry *reg, int slot, struct hg_arena *a)
 		if ((s->tenants[s->n_tenants++] = tenant_stats(reg, i, &def, a)) == NULL)
 			return NULL;
 	}
+	s->has_tsc = 1;
+	s->tsc = rte_rdtsc();
 	for (i = 0; i < n; i++)
 		if ((s->cores[s->n_cores++] = core_stats(&reg->dp->core[i], a)) == NULL)
 			return NULL;
@@ -784,6 +786,7 @@ fill_stats(struct rte_tel_data *d, struct hg_arena *a)
 	if (s == NULL)
 		return -ENOMEM;
 	rte_tel_data_add_dict_u64(d, "tsc_hz", s->tsc_hz);
+	rte_tel_data_add_dict_u64(d, "tsc", s->tsc);
 	for (i = 0; i < s->n_tenants; i++)
 		tel_tenant(d, s->tenants[i]);
 	for (i = 0; i < s->n_cores; i++) {

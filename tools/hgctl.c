@@ -684,8 +684,9 @@ p_stats(const Hg__Response *rsp, const struct opts *o)
 			json_array_append_new(ts, tenant_stats_json(st->tenants[i]));
 		for (i = 0; i < st->n_cores; i++)
 			json_array_append_new(cs, core_stats_json(st->cores[i]));
-		return emit_json(json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "tsc_hz",
-					   (json_int_t)st->tsc_hz, "tenants", ts,
+		return emit_json(json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:o}", "tsc_hz",
+					   (json_int_t)st->tsc_hz, "tsc", (json_int_t)st->tsc,
+					   "tenants", ts,
 					   "cores", cs, "control",
 					   control_json(st->control), "memif",
 					   memif_json(st->memif), "xdp_other",

@@ -34,6 +34,8 @@ def test_tenant_lifecycle_and_json(daemon):
     assert "life" in human and "9000-9009" in human
     st = daemon.stats("life")
     assert st["tsc_hz"] > 0 and st["tenants"][0]["name"] == "life"
+    # the TSC at the cores' read: a busy fraction needs no wall clock
+    assert 0 < st["tsc"] < daemon.stats("life")["tsc"]
     core = st["tenants"][0]["cores"][0]
     # the tenant counters are proto/counters.h's: each shows here by name
     table = open(os.path.join(ROOT, "proto", "counters.h")).read()
