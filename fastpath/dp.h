@@ -75,6 +75,7 @@ struct hg_rxq {
 					 * (hg_rx_room) */
 	uint64_t tx_pkts;		/* frames sent on its own TX ring
 					 * (hg_link_tx_per_queue) */
+	uint64_t bursts;		/* its bursts that took a frame */
 	uint32_t was_full;		/* its last burst came back full */
 	uint32_t blocked;		/* its tenant's rings were full at
 					 * the last look: what waits on it is
@@ -260,6 +261,7 @@ struct hg_live {
 	uint32_t idle;			/* enum hg_idle_mode */
 	uint32_t protection;		/* gate out-of-budget tenants */
 	uint32_t rx_drop;		/* drop an out-of-budget tenant's RX */
+	uint32_t own_burst;		/* hg_rx_room: 0 or 1..HG_BATCH */
 };
 
 struct hg_mif;

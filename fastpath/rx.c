@@ -540,6 +540,8 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q, unsigned max)
 	c->pmd_cycles += t - t0 - pk.cycles;
 	c->rx_pkts += seen;
 	q->pkts += seen;
+	if (seen > 0)	/* relaxed store: the slow path reads it too */
+		__atomic_store_n(&q->bursts, q->bursts + 1, __ATOMIC_RELAXED);
 	q->was_full = seen == max;
 	g.full &= seen == max;
 	/* acquire: the other maps were published before it */

@@ -108,6 +108,11 @@ static const struct hg_setting settings[] = {
 	D("cap-batches", U64, FIELD(cap_batches), 0, 16, 0, "2", 1, NULL,
 	  "a tenant's effective cap is at least this many batches of its "
 	  "measured cost per datagram (0: the configured cap only)"),
+	D("own-burst", U64, FIELD(own_burst), 0, HG_BATCH, 0, "0", 1, NULL,
+	  "with protection on, the most frames a burst of a tenant's own RX "
+	  "queue takes while another tenant is active (0: a full burst): "
+	  "shorter passes make the other tenant's datagrams and answers wait "
+	  "less, at a fixed cost per pass to the tenant that floods"),
 	D("protection", HG_SET_BOOL, FIELD(protection), 0, 0, 0, "on", 1, NULL,
 	  "time protection on or off"),
 	D("idle", HG_SET_ENUM, FIELD(idle), 0, 0, 0, "poll", 1, idle_modes,

@@ -37,6 +37,7 @@ struct hg_config {
 	uint64_t tick_us;	/* slow path's pace on a shared core */
 	uint64_t cap;
 	uint64_t cap_batches;	/* effective cap: batches of measured cost */
+	uint64_t own_burst;	/* frames a burst of an own queue, shared core */
 	double boost;
 	int protection;		/* off|on */
 	int idle;		/* enum hg_idle_mode */

@@ -82,6 +82,8 @@ push_live_settings(void)
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&dp->live.rx_drop, (uint32_t)hg_cfg.rx_overbudget,
 			 __ATOMIC_RELAXED);
+	__atomic_store_n(&dp->live.own_burst, (uint32_t)hg_cfg.own_burst,
+			 __ATOMIC_RELAXED);
 }
 
 static int

@@ -425,6 +425,8 @@ rx_queue_stats(const struct hg_fp_core *fc, struct hg_arena *a)
 		qs[i]->held = LOAD(fc->rxq[i].held);
 		qs[i]->has_tx_packets = 1;
 		qs[i]->tx_packets = LOAD(fc->rxq[i].tx_pkts);
+		qs[i]->has_bursts = 1;
+		qs[i]->bursts = LOAD(fc->rxq[i].bursts);
 	}
 	return qs;
 }

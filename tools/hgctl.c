@@ -588,14 +588,15 @@ rx_queues_json(const Hg__CoreStats *c)
 	size_t i;
 
 	for (i = 0; i < c->n_rx_queues; i++)
-		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:I, s:I, s:I, s:I}",
+		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:I}",
 			"port", (int)c->rx_queues[i]->port,
 			"queue", (int)c->rx_queues[i]->queue,
 			"group", (int)c->rx_queues[i]->group,
 			"packets", (json_int_t)c->rx_queues[i]->packets,
 			"deferred", (json_int_t)c->rx_queues[i]->deferred,
 			"held", (json_int_t)c->rx_queues[i]->held,
-			"tx_packets", (json_int_t)c->rx_queues[i]->tx_packets));
+			"tx_packets", (json_int_t)c->rx_queues[i]->tx_packets,
+			"bursts", (json_int_t)c->rx_queues[i]->bursts));
 	return a;
 }
 

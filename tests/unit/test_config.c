@@ -42,6 +42,12 @@ Test(config, values_are_checked_against_the_table)
 	cr_assert_eq(hg_config_set("protection", "off", 1, err, sizeof(err)), 0);
 	hg_config_get("protection", v, sizeof(v));
 	cr_assert_str_eq(v, "off");
+	/* a burst is at most HG_BATCH frames: a larger own-burst means nothing */
+	cr_assert_eq(hg_cfg.own_burst, 0, "a full burst by default");
+	cr_assert_eq(hg_config_set("own-burst", "8", 1, err, sizeof(err)), 0);
+	cr_assert_eq(hg_cfg.own_burst, 8);
+	cr_assert_eq(hg_config_set("own-burst", "33", 1, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "own-burst") != NULL, "%s", err);
 }
 
 Test(config, startup_settings_refuse_live_changes)
