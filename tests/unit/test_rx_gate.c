@@ -491,6 +491,23 @@ desc_ring(unsigned n, unsigned used)
 	return r;
 }
 
+/* Queue 1 of two, the flood's own, its one app context ctx receiving
+ * on ring r. */
+static struct hg_rxq *
+flood_queue(unsigned ctx, struct rte_ring *r)
+{
+	struct hg_rxq *q;
+
+	hg_dp_set_rxq(dp, HG_RX_PEER, 2);
+	q = &c->rxq[1];
+	q->tenant = FLOOD;
+	dp->rxq_tenants[q->group] = 1;
+	view[FLOOD].map.n_live = 1;
+	view[FLOOD].map.live_ctx[0] = (uint8_t)ctx;
+	dp->tenant[FLOOD].ring[ctx][0][HG_RING_RX] = r;
+	return q;
+}
+
 /* What bench/isolation's echoed flood showed: RX took 65% of a queue's
  * frames only to drop them at its app's full ring. A queue of one
  * tenant's own is read no further than the tenant's rings on this core
@@ -499,15 +516,8 @@ desc_ring(unsigned n, unsigned used)
 Test(rx_gate, a_queue_of_its_own_is_read_no_further_than_its_rings_have_room)
 {
 	struct rte_ring *a = desc_ring(8, 3), *b = desc_ring(8, 8);
-	struct hg_rxq *q;
+	struct hg_rxq *q = flood_queue(2, a);
 
-	hg_dp_set_rxq(dp, HG_RX_PEER, 2);
-	q = &c->rxq[1];
-	q->tenant = FLOOD;
-	dp->rxq_tenants[q->group] = 1;
-	view[FLOOD].map.n_live = 1;
-	view[FLOOD].map.live_ctx[0] = 2;
-	dp->tenant[FLOOD].ring[2][0][HG_RING_RX] = a;
 	cr_assert_eq(hg_rx_room(dp, c, q), 5, "the 5 free slots of its one ring");
 	dp->tenant[FLOOD].ring[2][0][HG_RING_RX] = b;
 	cr_assert_eq(hg_rx_room(dp, c, q), 0, "its ring is full: the link keeps them");
@@ -536,16 +546,9 @@ Test(rx_gate, a_queue_of_its_own_is_read_no_further_than_its_rings_have_room)
  * would only cost: a lone tenant, protection off, a shared queue. */
 Test(rx_gate, own_burst_shortens_an_own_queue_burst_only_beside_another_tenant)
 {
-	struct rte_ring *big = desc_ring(64, 0);
-	struct hg_rxq *q;
+	struct rte_ring *big = desc_ring(64, 0), *busy = desc_ring(64, 61);
+	struct hg_rxq *q = flood_queue(0, big);
 
-	hg_dp_set_rxq(dp, HG_RX_PEER, 2);
-	q = &c->rxq[1];
-	q->tenant = FLOOD;
-	dp->rxq_tenants[q->group] = 1;
-	view[FLOOD].map.n_live = 1;
-	view[FLOOD].map.live_ctx[0] = 0;
-	dp->tenant[FLOOD].ring[0][0][HG_RING_RX] = big;
 	dp->n_active = 2;
 	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "off by default: a full burst");
 	dp->live.own_burst = 8;
@@ -562,9 +565,9 @@ Test(rx_gate, own_burst_shortens_an_own_queue_burst_only_beside_another_tenant)
 	dp->rxq_tenants[q->group] = 2;
 	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "a shared queue is read in full");
 	dp->rxq_tenants[q->group] = 1;
-	dp->tenant[FLOOD].ring[0][0][HG_RING_RX] = desc_ring(64, 61);
+	dp->tenant[FLOOD].ring[0][0][HG_RING_RX] = busy;
 	cr_assert_eq(hg_rx_room(dp, c, q), 3, "its rings' room still bounds it");
-	free(dp->tenant[FLOOD].ring[0][0][HG_RING_RX]);
+	free(busy);
 	free(big);
 }
 
