@@ -542,7 +542,7 @@ Test(rx_gate, a_queue_of_its_own_is_read_no_further_than_its_rings_have_room)
 /* own-burst: with protection on and another tenant active, a burst of a
  * tenant's own queue takes at most that many frames, so the flood's
  * passes are short (bench/isolation at 16 x 1400 B, 8 frames: the
- * victim's p50 54-70 -> 40-44 us). Off by default, and never where it
+ * victim's p50 54-73 -> 40-53 us). Off by default, and never where it
  * would only cost: a lone tenant, protection off, a shared queue. */
 Test(rx_gate, own_burst_shortens_an_own_queue_burst_only_beside_another_tenant)
 {
