@@ -35,6 +35,8 @@
 #include "tset.h"
 
 #define HG_BATCH        32u
+/* own-bytes' bound: more than HG_BATCH frames of any size the ports take */
+#define HG_OWN_BYTES_MAX (1u << 20)
 #define HG_RX_BURSTS    2u	/* RX bursts per pass, over all its queues */
 #define HG_MAX_RXQ      8u	/* RX queues per fast-path core */
 #define HG_PEND_SIZE    256u	/* validated TX descriptors per tenant and core */
@@ -76,6 +78,9 @@ struct hg_rxq {
 	uint64_t tx_pkts;		/* frames sent on its own TX ring
 					 * (hg_link_tx_per_queue) */
 	uint64_t bursts;		/* its bursts that took a frame */
+	uint32_t frame_len;		/* the mean length of the frames its
+					 * last such burst took (own-bytes),
+					 * 0 before one */
 	uint32_t was_full;		/* its last burst came back full */
 	uint32_t blocked;		/* its tenant's rings were full at
 					 * the last look: what waits on it is
@@ -262,6 +267,7 @@ struct hg_live {
 	uint32_t protection;		/* gate out-of-budget tenants */
 	uint32_t rx_drop;		/* drop an out-of-budget tenant's RX */
 	uint32_t own_burst;		/* hg_rx_room: 0 or 1..HG_BATCH */
+	uint32_t own_bytes;		/* hg_rx_room: 0, or bytes a burst */
 };
 
 struct hg_mif;

@@ -521,6 +521,7 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q, unsigned max)
 	struct rte_mbuf *pkts[HG_BATCH], *replies[2 * HG_BATCH];
 	uint64_t t0 = rte_rdtsc(), t, now, share;
 	unsigned i, n, n_rep = 0, rep0;
+	uint32_t bytes = 0;
 	struct rx_gate g;
 	struct rx_peek pk = { .dp = dp, .c = c, .g = &g, .own = -1,
 			      .unclocked = HG_RX_CLOCK_BYTES, .room.t = -1,
@@ -560,6 +561,7 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q, unsigned max)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
 		fate = HG_FATE_KEPT;
 		rep0 = n_rep;
+		bytes += rte_pktmbuf_pkt_len(pkts[i]);
 		tenant = rx_one(dp, c, pkts[i], replies, &n_rep, t, &g, &fate);
 		now = rte_rdtsc();
 		if (tenant >= 0)
@@ -576,6 +578,7 @@ rx_burst(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q, unsigned max)
 				   hg_burst_funded(dp, c, (unsigned)tenant));
 		t = now;
 	}
+	q->frame_len = bytes / n;
 	rxq_mark(q, &g);
 	return seen;
 }

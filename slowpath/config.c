@@ -113,6 +113,9 @@ static const struct hg_setting settings[] = {
 	  "queue takes while another tenant is active (0: a full burst): "
 	  "shorter passes make the other tenant's datagrams and answers wait "
 	  "less, at a fixed cost per pass to the tenant that floods"),
+	D("own-bytes", U64, FIELD(own_bytes), 0, HG_OWN_BYTES_MAX, 0, "0", 1, NULL,
+	  "as own-burst, in bytes of frames (at least one frame; 0: no "
+	  "bound): shortens the passes of large frames only"),
 	D("protection", HG_SET_BOOL, FIELD(protection), 0, 0, 0, "on", 1, NULL,
 	  "time protection on or off"),
 	D("idle", HG_SET_ENUM, FIELD(idle), 0, 0, 0, "poll", 1, idle_modes,

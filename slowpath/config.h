@@ -38,6 +38,7 @@ struct hg_config {
 	uint64_t cap;
 	uint64_t cap_batches;	/* effective cap: batches of measured cost */
 	uint64_t own_burst;	/* frames a burst of an own queue, shared core */
+	uint64_t own_bytes;	/* the same in bytes of frames */
 	double boost;
 	int protection;		/* off|on */
 	int idle;		/* enum hg_idle_mode */

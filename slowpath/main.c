@@ -84,6 +84,8 @@ push_live_settings(void)
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&dp->live.own_burst, (uint32_t)hg_cfg.own_burst,
 			 __ATOMIC_RELAXED);
+	__atomic_store_n(&dp->live.own_bytes, (uint32_t)hg_cfg.own_bytes,
+			 __ATOMIC_RELAXED);
 }
 
 static int

@@ -372,9 +372,10 @@ def test_own_burst_bounds_a_flood_s_bursts_beside_a_victim():
     """own-burst N: with protection on and another tenant active, a burst
     of a tenant's own RX queue takes at most N frames, so the flood's
     passes are short (design.md §3); at 0 (the default) it takes full
-    bursts. Over queues of their own, a victim at 2,000 req/s beside an
-    echoed blast: the flood queue's frames per burst, from its own
-    counters, and the victim served whole either way."""
+    bursts. own-bytes B bounds it the same in bytes of frames. Over queues
+    of their own, a victim at 2,000 req/s beside an echoed blast: the
+    flood queue's frames per burst, from its own counters, and the victim
+    served whole each time."""
     d = memif_daemon(f"{os.getpid() % 10000}ob", extra=["--rx-queues", "3"])
     apps = []
     try:
@@ -391,8 +392,9 @@ def test_own_burst_bounds_a_flood_s_bursts_beside_a_victim():
             q = [x for x in d.stats()["cores"][0]["rx_queues"] if x["group"] == group]
             return q[0]["packets"], q[0]["bursts"]
 
-        def per_burst(own_burst):
+        def per_burst(own_burst, own_bytes=0):
             d.hgctl("config", "set", "own-burst", str(own_burst))
+            d.hgctl("config", "set", "own-bytes", str(own_bytes))
             p0, b0 = flood_queue()
             victim, blast = run(d, secs=1.5, size=1400, rx_map=rx_map)
             p1, b1 = flood_queue()
@@ -401,6 +403,8 @@ def test_own_burst_bounds_a_flood_s_bursts_beside_a_victim():
             return p1 - p0, b1 - b0
 
         capped = per_burst(4)
+        # 4 frames of 1400 B datagrams (1442 B on the wire)
+        in_bytes = per_burst(0, 4 * (1400 + 42))
         full = per_burst(0)
     finally:
         for a in apps:
@@ -409,5 +413,6 @@ def test_own_burst_bounds_a_flood_s_bursts_beside_a_victim():
     # every burst took 4 at most but the queue's first, read in full to
     # learn whose it is (24 frames beyond 4 x bursts in one run)
     assert capped[0] - 4 * capped[1] <= 32 - 4, capped
+    assert in_bytes[0] - 4 * in_bytes[1] <= 32 - 4, in_bytes
     # bursts of the default were full but where the victim's looks cut them
     assert full[0] / full[1] > 8, (full, capped)

@@ -48,6 +48,11 @@ Test(config, values_are_checked_against_the_table)
 	cr_assert_eq(hg_cfg.own_burst, 8);
 	cr_assert_eq(hg_config_set("own-burst", "33", 1, err, sizeof(err)), -EINVAL);
 	cr_assert(strstr(err, "own-burst") != NULL, "%s", err);
+	cr_assert_eq(hg_cfg.own_bytes, 0, "no bound in bytes by default");
+	cr_assert_eq(hg_config_set("own-bytes", "11200", 1, err, sizeof(err)), 0);
+	cr_assert_eq(hg_cfg.own_bytes, 11200);
+	cr_assert_eq(hg_config_set("own-bytes", "1048577", 1, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "own-bytes") != NULL, "%s", err);
 }
 
 Test(config, startup_settings_refuse_live_changes)

@@ -571,6 +571,45 @@ Test(rx_gate, own_burst_shortens_an_own_queue_burst_only_beside_another_tenant)
 	free(big);
 }
 
+/* own-bytes: the same bound in bytes of frames, taken from the mean
+ * length of the queue's last burst, so that only large frames' passes are
+ * shortened: 11,200 bytes are 8 frames of 1400 B and a full burst of
+ * 64 B ones. At least one frame; nothing before a burst showed a length;
+ * the tighter of it and own-burst. */
+Test(rx_gate, own_bytes_bounds_a_burst_by_its_frames_bytes)
+{
+	struct rte_ring *big = desc_ring(64, 0);
+	struct hg_rxq *q = flood_queue(0, big);
+
+	dp->n_active = 2;
+	dp->live.own_bytes = 11200;
+	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "no frame seen yet: no bound");
+	q->frame_len = 1400;
+	cr_assert_eq(hg_rx_room(dp, c, q), 8);
+	q->frame_len = 64;
+	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "small frames: a full burst");
+	q->frame_len = 9000;
+	dp->live.own_bytes = 100;
+	cr_assert_eq(hg_rx_room(dp, c, q), 1, "at least one frame");
+	dp->live.own_bytes = 11200;
+	q->frame_len = 1400;
+	dp->live.own_burst = 4;
+	cr_assert_eq(hg_rx_room(dp, c, q), 4, "own-burst is tighter");
+	dp->live.own_burst = 0;
+	dp->n_active = 1;
+	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "alone, it delays nobody");
+	dp->n_active = 2;
+	dp->live.protection = 0;
+	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "protection off");
+	dp->live.protection = 1;
+	dp->rxq_tenants[q->group] = 2;
+	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "a shared queue is read in full");
+	dp->rxq_tenants[q->group] = 1;
+	dp->live.own_bytes = 0;
+	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "off");
+	free(big);
+}
+
 /* What a tenant's bank must hold for the credits its sessions hold
  * (hg_credit_cover): on a queue it shares, every credit out at its
  * measured cost, since RX sheds a request it cannot pay for and the
