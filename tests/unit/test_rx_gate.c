@@ -539,6 +539,25 @@ Test(rx_gate, a_queue_of_its_own_is_read_no_further_than_its_rings_have_room)
 	free(b);
 }
 
+/* A bound the test set (bound frames for q) holds only where a shorter
+ * pass helps someone: not for a lone tenant, with protection off, or on
+ * a shared queue, which is read in full. */
+static void
+bound_only_beside_another_tenant(const struct hg_rxq *q, unsigned bound)
+{
+	cr_assert_eq(hg_rx_room(dp, c, q), bound);
+	dp->n_active = 1;
+	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "alone, it delays nobody");
+	dp->n_active = 2;
+	dp->live.protection = 0;
+	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "protection off");
+	dp->live.protection = 1;
+	dp->rxq_tenants[q->group] = 2;
+	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "a shared queue is read in full");
+	dp->rxq_tenants[q->group] = 1;
+	cr_assert_eq(hg_rx_room(dp, c, q), bound);
+}
+
 /* own-burst: with protection on and another tenant active, a burst of a
  * tenant's own queue takes at most that many frames, so the flood's
  * passes are short (bench/isolation at 16 x 1400 B, 8 frames: the
@@ -556,15 +575,7 @@ Test(rx_gate, own_burst_shortens_an_own_queue_burst_only_beside_another_tenant)
 	dp->live.own_burst = HG_BATCH + 100;
 	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "never beyond a full burst");
 	dp->live.own_burst = 8;
-	dp->n_active = 1;
-	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "alone, it delays nobody");
-	dp->n_active = 2;
-	dp->live.protection = 0;
-	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "protection off");
-	dp->live.protection = 1;
-	dp->rxq_tenants[q->group] = 2;
-	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "a shared queue is read in full");
-	dp->rxq_tenants[q->group] = 1;
+	bound_only_beside_another_tenant(q, 8);
 	dp->tenant[FLOOD].ring[0][0][HG_RING_RX] = busy;
 	cr_assert_eq(hg_rx_room(dp, c, q), 3, "its rings' room still bounds it");
 	free(busy);
@@ -596,15 +607,7 @@ Test(rx_gate, own_bytes_bounds_a_burst_by_its_frames_bytes)
 	dp->live.own_burst = 4;
 	cr_assert_eq(hg_rx_room(dp, c, q), 4, "own-burst is tighter");
 	dp->live.own_burst = 0;
-	dp->n_active = 1;
-	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "alone, it delays nobody");
-	dp->n_active = 2;
-	dp->live.protection = 0;
-	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "protection off");
-	dp->live.protection = 1;
-	dp->rxq_tenants[q->group] = 2;
-	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "a shared queue is read in full");
-	dp->rxq_tenants[q->group] = 1;
+	bound_only_beside_another_tenant(q, 8);
 	dp->live.own_bytes = 0;
 	cr_assert_eq(hg_rx_room(dp, c, q), HG_BATCH, "off");
 	free(big);
