@@ -127,6 +127,9 @@ struct hg_fp_tenant {
 	uint64_t unfunded[HG_PT_N];	/* batches run out of budget (slack) */
 	uint64_t drops[HG_TDROP_N];
 	uint64_t xdp_until;		/* TSC a ring-full XDP mark stands to */
+	uint64_t cut_at;		/* TSC of the last pass that cut a
+					 * burst of its own queue short at
+					 * hg_rx_own_bound (hg_bell_more) */
 	uint64_t sched_avg;		/* EWMA of SCHED cycles per datagram */
 	uint64_t credit_updates;	/* explicit credit messages sent */
 	uint64_t sessions_trimmed;	/* past a lowered max-sessions */

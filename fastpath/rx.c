@@ -228,8 +228,12 @@ hg_fp_bells(struct hg_dp *dp, struct hg_fp_core *c)
 	for (i = 0; i < c->n_bell; i++) {
 		unsigned t = c->bell[i].tenant;
 		struct hg_fp_tenant *ft = &c->t[t];
+		int rang;
 
-		int rang = hg_bell_ring(&dp->tenant[t], c->bell[i].ctx);
+		if (ft->cut_at == c->now)
+			hg_bell_more(&dp->tenant[t], c->bell[i].ctx,
+				     c->now + c->tsc_us * HG_MORE_US);
+		rang = hg_bell_ring(&dp->tenant[t], c->bell[i].ctx);
 		uint64_t cost;
 
 		t1 = rte_rdtsc();
@@ -609,6 +613,10 @@ rx_drain(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q,
 		total += n;
 		if (n > 0)
 			--*left;
+		/* cut short by the bound: more of it waits in the link */
+		if (n >= max && q->tenant >= 0 && max < HG_BATCH &&
+		    max == hg_rx_own_bound(dp, q))
+			c->t[q->tenant].cut_at = c->now;
 		if (n < HG_BATCH)	/* short, or cut to the room */
 			break;
 		if (hg_rxq_own(dp, c, q) >= 0 &&

@@ -344,22 +344,11 @@ hg_own_bytes_frames(uint32_t bytes, uint32_t len)
 	return RTE_MAX(1u, RTE_MIN(bytes / len, (uint32_t)HG_BATCH));
 }
 
-/* How many frames RX may take from q now (up to HG_BATCH). A queue of one
- * tenant's own is read no further than its apps' receive rings on this
- * core have room: a frame taken beyond it would only be dropped at the
- * full ring, after a look (rx_peek) or a copy, while left in the link it
- * costs the core nothing (the link drops what does not fit, as a NIC's
- * ring does). bench/isolation's echoed flood had 65% of its frames taken
- * only to be dropped so, and that time was its own answers'. A shared
- * queue is read in full: another tenant's frames wait behind these. The
- * free counts come from the rings the app consumes; a tenant that lies in
- * them holds back or floods only its own queue.
- *
- * With protection on and another tenant active, it is also no more than
- * the operator's own-burst. The pass that serves a flood's burst (its RX,
- * its app's answers, SCHED and the flush) is as long as the burst, and a
- * neighbour's datagram or answer that comes meanwhile waits out what
- * RX's and SCHED's looks cannot cut. Bursts of 8 frames took a victim's
+/* The most frames a burst of q may take: with protection on and another
+ * tenant active, no more than the operator's own-burst. The pass that
+ * serves a flood's burst (its RX, its app's answers, SCHED and the
+ * flush) is as long as the burst, and a neighbour's datagram or answer
+ * that comes meanwhile waits out what RX's and SCHED's looks cannot cut. Bursts of 8 frames took a victim's
  * p50 under a 16 x 1400 B flood from 54-73 to 40-53 us, and the flood's
  * answers from 0.94-1.07 to 0.86-0.98 of unprotected (0.73 at 64 B:
  * each pass costs ~1.5 us whatever it carries), so it is the operator's
@@ -372,27 +361,48 @@ hg_own_bytes_frames(uint32_t bytes, uint32_t len)
  * victim's p50 was 31-42 us against 51-64 without a bound, for 0.88-0.91
  * of the flood's unprotected answers against 0.97-0.99, and a 64 B
  * flood's bursts stayed full, where own-burst 8 cost it a quarter of its
- * answers. */
+ * answers. A burst cut short at the bound tells the workers it delivered
+ * to that more comes (doorbell.h's hg_bell_more), so that they do not
+ * park between passes. */
+static inline uint32_t
+hg_rx_own_bound(const struct hg_dp *dp, const struct hg_rxq *q)
+{
+	uint32_t most = HG_BATCH,
+		 burst = __atomic_load_n(&dp->live.own_burst, __ATOMIC_RELAXED),
+		 bytes = __atomic_load_n(&dp->live.own_bytes, __ATOMIC_RELAXED);
+
+	if ((burst == 0 && bytes == 0) || !hg_protecting(dp) ||
+	    __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) < 2)
+		return HG_BATCH;
+	if (burst != 0)
+		most = RTE_MIN(burst, HG_BATCH);
+	return RTE_MIN(most, hg_own_bytes_frames(bytes, q->frame_len));
+}
+
+/* How many frames RX may take from q now (up to HG_BATCH). A queue of one
+ * tenant's own is read no further than its apps' receive rings on this
+ * core have room, nor than hg_rx_own_bound: a frame taken beyond the
+ * room would only be dropped at the full ring, after a look (rx_peek) or
+ * a copy, while left in the link it costs the core nothing (the link
+ * drops what does not fit, as a NIC's ring does). bench/isolation's
+ * echoed flood had 65% of its frames taken only to be dropped so, and
+ * that time was its own answers'. A shared queue is read in full:
+ * another tenant's frames wait behind these. The free counts come from
+ * the rings the app consumes; a tenant that lies in them holds back or
+ * floods only its own queue. */
 static inline unsigned
 hg_rx_room(const struct hg_dp *dp, const struct hg_fp_core *c, const struct hg_rxq *q)
 {
 	const struct hg_tenant_view *v;
 	const struct hg_tenant *tn;
-	uint32_t most = HG_BATCH, burst, bytes;
+	uint32_t most;
 
 	if (q->tenant < 0 || hg_rxq_shared(dp, c, q))
 		return HG_BATCH;
 	v = hg_view(dp, (unsigned)q->tenant);
 	if (v->state != HG_TENANT_ACTIVE || v->map.n_live == 0)
 		return HG_BATCH;	/* its frames are dropped as unowned */
-	burst = __atomic_load_n(&dp->live.own_burst, __ATOMIC_RELAXED);
-	bytes = __atomic_load_n(&dp->live.own_bytes, __ATOMIC_RELAXED);
-	if ((burst != 0 || bytes != 0) && hg_protecting(dp) &&
-	    __atomic_load_n(&dp->n_active, __ATOMIC_RELAXED) >= 2) {
-		if (burst != 0)
-			most = RTE_MIN(burst, HG_BATCH);
-		most = RTE_MIN(most, hg_own_bytes_frames(bytes, q->frame_len));
-	}
+	most = hg_rx_own_bound(dp, q);
 	tn = &dp->tenant[q->tenant];
 	return RTE_MIN(hg_rings_room(tn, c->idx, v->map.live_ctx, v->map.n_live, most),
 		       most);

@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_pause.h>
 
 #include "../common/hg_util.h"
@@ -33,6 +34,18 @@ poll_window(const hg_ctx_t *w)
 	uint64_t max = poll_ns(w);
 
 	return w->poll_win_ns < max ? w->poll_win_ns : max;
+}
+
+/* Has the daemon said more datagrams come to this worker soon: it cut a
+ * burst of the tenant's own queue short and left the rest in the link
+ * for its next passes (hg_ctx_shm.more_until, a TSC)? Then the worker
+ * polls on, whatever its window, unless the tenant polls never
+ * (poll-us 0): parked between two passes, it would be rung awake for
+ * the next, at a system call of the daemon's core each time. */
+static int
+more_coming(const hg_ctx_t *w)
+{
+	return rte_rdtsc() < LOAD(w->shm->more_until);
 }
 
 /* An idle period that began at `since` ended with a request: the window
@@ -95,7 +108,7 @@ idle_step(hg_ctx_t *w, uint64_t idle, uint64_t deadline, uint64_t now)
 {
 	int r;
 
-	if (idle < poll_window(w)) {
+	if (idle < poll_window(w) || (poll_ns(w) > 0 && more_coming(w))) {
 		rte_pause();
 		return 0;
 	}

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define HG_SHM_MAGIC        0x48475348u	/* "HGSH" */
-#define HG_SHM_VERSION      9u
+#define HG_SHM_VERSION      10u
 
 #define HG_PAGE_SIZE        4096u
 #define HG_MAX_FP_CORES     8u
@@ -117,7 +117,14 @@ struct hg_ctx_shm {
 	uint32_t armed;		/* library sets before blocking, daemon clears */
 	uint32_t park;		/* library: its park request, 0: none */
 	uint32_t park_ok;	/* daemon: the request it granted (parked) */
-	uint8_t pad[12];
+	uint32_t pad;
+	/* daemon: a TSC before which more datagrams come to this context.
+	 * RX delivered to it from a burst of its tenant's own queue that
+	 * own-bytes or own-burst cut short, and the rest waits in the link
+	 * for the next passes; its worker polls on rather than park between
+	 * them (libclient worker_park.c). A hint only: the daemon writes it
+	 * and never reads it back. */
+	uint64_t more_until;
 };
 
 /* Per-tenant steering settings (design.md §5), written by the daemon from

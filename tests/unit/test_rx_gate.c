@@ -613,6 +613,28 @@ Test(rx_gate, own_bytes_bounds_a_burst_by_its_frames_bytes)
 	free(big);
 }
 
+/* The bound alone, whatever the rings' room: what RX compares a full
+ * burst with to tell the workers that more frames wait in the link
+ * (rx.c's rx_drain, doorbell.h's hg_bell_more). A full burst of
+ * HG_BATCH is no cut. */
+Test(rx_gate, the_own_bound_is_the_tighter_setting_beside_another_tenant)
+{
+	struct rte_ring *busy = desc_ring(64, 61);
+	struct hg_rxq *q = flood_queue(0, busy);
+
+	dp->n_active = 2;
+	cr_assert_eq(hg_rx_own_bound(dp, q), HG_BATCH, "no setting");
+	dp->live.own_burst = 8;
+	cr_assert_eq(hg_rx_own_bound(dp, q), 8);
+	cr_assert_eq(hg_rx_room(dp, c, q), 3, "the rings' room is tighter");
+	q->frame_len = 1400;
+	dp->live.own_bytes = 4200;
+	cr_assert_eq(hg_rx_own_bound(dp, q), 3);
+	dp->n_active = 1;
+	cr_assert_eq(hg_rx_own_bound(dp, q), HG_BATCH, "alone");
+	free(busy);
+}
+
 /* What a tenant's bank must hold for the credits its sessions hold
  * (hg_credit_cover): on a queue it shares, every credit out at its
  * measured cost, since RX sheds a request it cannot pay for and the
