@@ -418,9 +418,9 @@ def test_own_burst_bounds_a_flood_s_bursts_beside_a_victim():
     assert in_bytes[0] - 4 * in_bytes[1] <= 32 - 4, in_bytes
     # told that more comes (hg_ctx_shm.more_until), the flood's workers
     # poll between its short passes instead of parking: 20-116 doorbells
-    # in a run, where they were rung 4,600-10,000 times (one per 30-70
-    # bursts) before
+    # in a 1.5 s run (93-596 under ASan), where they were rung 4,600-10,000
+    # times (one per 30-70 bursts) before
     for bound in (capped, in_bytes):
-        assert bound[2] < bound[1] // 200, bound
+        assert bound[2] < 1500, bound
     # bursts of the default were full but where the victim's looks cut them
     assert full[0] / full[1] > 8, (full, capped)
