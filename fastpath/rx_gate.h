@@ -348,12 +348,13 @@ hg_own_bytes_frames(uint32_t bytes, uint32_t len)
  * tenant active, no more than the operator's own-burst. The pass that
  * serves a flood's burst (its RX, its app's answers, SCHED and the
  * flush) is as long as the burst, and a neighbour's datagram or answer
- * that comes meanwhile waits out what RX's and SCHED's looks cannot cut. Bursts of 8 frames took a victim's
- * p50 under a 16 x 1400 B flood from 54-73 to 40-53 us, and the flood's
- * answers from 0.94-1.07 to 0.86-0.98 of unprotected (0.73 at 64 B:
- * each pass costs ~1.5 us whatever it carries), so it is the operator's
- * trade, off by default. A capped burst comes back short, so the queue
- * gets one a pass (rx.c's rx_drain).
+ * that comes meanwhile waits out what RX's and SCHED's looks cannot cut.
+ * Bursts of 8 frames took a victim's p50 under a 16 x 1400 B flood from
+ * 54-73 to 40-53 us, and the flood's answers from 0.94-1.07 to 0.86-0.98
+ * of unprotected (0.73 at 64 B: each pass costs ~1.5 us whatever it
+ * carries), so it is the operator's trade, off by default. A capped
+ * burst comes back short, so the queue gets one a pass (rx.c's
+ * rx_drain).
  *
  * own-bytes bounds the burst by its bytes instead: a pass's length is
  * mostly its frames' copies, so a bound in bytes shortens the passes of
