@@ -102,12 +102,13 @@ daemon_gone(hg_ctx_t *w, uint64_t now)
 /* One step of a worker that found nothing for `idle` ns: poll on (0)
  * within its window (poll_window.h) or, yielding, while the daemon says
  * more comes; past that, ask to park and block on the doorbell until the
- * daemon delivers, wakes it or the deadline passes (1). Whether it leaves RX steering (parks)
- * or stays allocated is the daemon's (coresync: Algorithm 1; shenango: at
- * once). On CoreSync's dedicated cores a worker the daemon keeps polls;
- * on a CPU shared with the app's other workers its polling would delay
- * the very request it waits for, so it waits on its doorbell instead,
- * still steered to, and the daemon's delay check rings it to steal. */
+ * daemon delivers, wakes it or the deadline passes (1). Whether it
+ * leaves RX steering (parks) or stays allocated is the daemon's
+ * (coresync: Algorithm 1; shenango: at once). On CoreSync's dedicated
+ * cores a worker the daemon keeps polls; on a CPU shared with the app's
+ * other workers its polling would delay the very request it waits for,
+ * so it waits on its doorbell instead, still steered to, and the
+ * daemon's delay check rings it to steal. */
 static int
 idle_step(hg_ctx_t *w, uint64_t idle, uint64_t deadline, uint64_t now)
 {
