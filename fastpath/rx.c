@@ -228,13 +228,13 @@ hg_fp_bells(struct hg_dp *dp, struct hg_fp_core *c)
 	for (i = 0; i < c->n_bell; i++) {
 		unsigned t = c->bell[i].tenant;
 		struct hg_fp_tenant *ft = &c->t[t];
+		uint64_t cost;
 		int rang;
 
 		if (ft->cut_at == c->now)
 			hg_bell_more(&dp->tenant[t], c->bell[i].ctx,
 				     c->now + c->tsc_us * HG_MORE_US);
 		rang = hg_bell_ring(&dp->tenant[t], c->bell[i].ctx);
-		uint64_t cost;
 
 		t1 = rte_rdtsc();
 		if (rang) {
@@ -600,10 +600,11 @@ static unsigned
 rx_drain(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q,
 	 unsigned *left)
 {
-	unsigned n, max, total = 0;
+	unsigned n, max, bound, total = 0;
 
 	while (*left > 0) {
-		max = hg_rx_room(dp, c, q);
+		bound = hg_rx_own_bound(dp, q);
+		max = hg_rx_room_in(dp, c, q, bound);
 		q->blocked = max == 0;
 		if (max == 0) {
 			__atomic_store_n(&q->held, q->held + 1, __ATOMIC_RELAXED);
@@ -614,8 +615,7 @@ rx_drain(struct hg_dp *dp, struct hg_fp_core *c, struct hg_rxq *q,
 		if (n > 0)
 			--*left;
 		/* cut short by the bound: more of it waits in the link */
-		if (n >= max && q->tenant >= 0 && max < HG_BATCH &&
-		    max == hg_rx_own_bound(dp, q))
+		if (n >= max && max == bound && bound < HG_BATCH && q->tenant >= 0)
 			c->t[q->tenant].cut_at = c->now;
 		if (n < HG_BATCH)	/* short, or cut to the room */
 			break;

@@ -382,7 +382,8 @@ hg_rx_own_bound(const struct hg_dp *dp, const struct hg_rxq *q)
 
 /* How many frames RX may take from q now (up to HG_BATCH). A queue of one
  * tenant's own is read no further than its apps' receive rings on this
- * core have room, nor than hg_rx_own_bound: a frame taken beyond the
+ * core have room, nor than bound (hg_rx_own_bound, which RX reads once
+ * for the burst and compares with what it took): a frame taken beyond the
  * room would only be dropped at the full ring, after a look (rx_peek) or
  * a copy, while left in the link it costs the core nothing (the link
  * drops what does not fit, as a NIC's ring does). bench/isolation's
@@ -392,21 +393,26 @@ hg_rx_own_bound(const struct hg_dp *dp, const struct hg_rxq *q)
  * the rings the app consumes; a tenant that lies in them holds back or
  * floods only its own queue. */
 static inline unsigned
-hg_rx_room(const struct hg_dp *dp, const struct hg_fp_core *c, const struct hg_rxq *q)
+hg_rx_room_in(const struct hg_dp *dp, const struct hg_fp_core *c, const struct hg_rxq *q,
+	      uint32_t bound)
 {
 	const struct hg_tenant_view *v;
 	const struct hg_tenant *tn;
-	uint32_t most;
 
 	if (q->tenant < 0 || hg_rxq_shared(dp, c, q))
 		return HG_BATCH;
 	v = hg_view(dp, (unsigned)q->tenant);
 	if (v->state != HG_TENANT_ACTIVE || v->map.n_live == 0)
 		return HG_BATCH;	/* its frames are dropped as unowned */
-	most = hg_rx_own_bound(dp, q);
 	tn = &dp->tenant[q->tenant];
-	return RTE_MIN(hg_rings_room(tn, c->idx, v->map.live_ctx, v->map.n_live, most),
-		       most);
+	return RTE_MIN(hg_rings_room(tn, c->idx, v->map.live_ctx, v->map.n_live, bound),
+		       bound);
+}
+
+static inline unsigned
+hg_rx_room(const struct hg_dp *dp, const struct hg_fp_core *c, const struct hg_rxq *q)
+{
+	return hg_rx_room_in(dp, c, q, hg_rx_own_bound(dp, q));
 }
 
 /* The room a burst has left for the frames of one port, counted once at
