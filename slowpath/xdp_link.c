@@ -83,6 +83,7 @@ struct xdp_vdev {
 	char name[32];		/* the ethdev's name: before the first ',' */
 	unsigned start_queue;
 	unsigned queues;	/* queue_count= */
+	char *arg;		/* the --vdev we rewrote (EAL copied it) */
 };
 
 static struct {
@@ -91,7 +92,7 @@ static struct {
 	unsigned n_vdev;
 	struct xdp_vdev vdev[HG_XDP_QUEUES];
 	int obj_fd;		/* memfd with the object, until the PMD loaded it */
-	char *vdev_arg;		/* the --vdev we rewrote (EAL copied it) */
+	int veth;		/* iface is a veth: busy polling reaches nothing */
 	int lock_fd;		/* abstract socket: this daemon serves iface */
 	int count_fd;
 	struct {
@@ -201,6 +202,37 @@ write_obj(void)
 	return 0;
 }
 
+/* One ethtool request (cmd: a struct whose first member is its command)
+ * about iface; 0, or -1. */
+static int
+ethtool(const char *iface, void *cmd)
+{
+	struct ifreq ifr = { .ifr_data = cmd };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+
+	if (fd < 0)
+		return -1;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", iface);
+	rc = ioctl(fd, SIOCETHTOOL, &ifr);
+	close(fd);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Is iface a veth? net_af_xdp asks for preferred busy polling by default
+ * (busy_budget 64): every RX poll that finds its ring empty then makes a
+ * recvfrom() so that the kernel polls the device's NAPI on the polling
+ * core. On a NIC that is how an empty queue gets polled. A veth's XDP
+ * receive queue tells its sockets no NAPI id (kernel 6.18: perf shows
+ * xsk_recvmsg returning without napi_busy_loop), so there each of those
+ * calls polls nothing and only costs the fast path a system call. */
+static int
+is_veth(const char *iface)
+{
+	struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };
+
+	return ethtool(iface, &di) == 0 && strcmp(di.driver, "veth") == 0;
+}
+
 /* The value of --vdev, where argv[i] holds one: "--vdev=X" or "--vdev" "X". */
 static char **
 vdev_value(int argc, char **argv, int i)
@@ -212,34 +244,13 @@ vdev_value(int argc, char **argv, int i)
 	return NULL;
 }
 
-/* The first vdev takes the interface and gets the program; a later one
- * must be of the same interface (another queue of it) and gets none:
- * libxdp finds the first's on the interface (bpf/xdp_shed.c). */
+/* The first vdev's interface becomes the daemon's (v: that vdev, for
+ * errors): no other daemon's, no program left on it, ours staged. */
 static int
-prepare_vdev(char **slot, int eq)
+take_link(const char *v, const char *iface)
 {
-	char *v = *slot + (eq ? 7 : 0), q[16] = "0", n[16] = "1", iface[IF_NAMESIZE], *s;
-	const char *args = strchr(v, ',');
-	struct xdp_vdev *d = &xl.vdev[xl.n_vdev];
 	int ifindex, rc;
 
-	if (args == NULL || !devarg(args + 1, "iface", iface, sizeof(iface))) {
-		fprintf(stderr, "hourglassd: %s: iface= is missing\n", v);
-		return -1;
-	}
-	if (xl.n_vdev == HG_XDP_QUEUES || (xl.on && strcmp(iface, xl.iface) != 0)) {
-		fprintf(stderr, "hourglassd: %s: one interface is served, up to %u "
-			"net_af_xdp vdevs of it (one per queue)\n", v, HG_XDP_QUEUES);
-		return -1;
-	}
-	devarg(args + 1, "start_queue", q, sizeof(q));
-	devarg(args + 1, "queue_count", n, sizeof(n));
-	d->start_queue = (unsigned)strtoul(q, NULL, 10);
-	d->queues = RTE_MIN((unsigned)strtoul(n, NULL, 10), HG_XDP_QUEUES);
-	snprintf(d->name, sizeof(d->name), "%.*s", (int)(args - v), v);
-	xl.n_vdev++;
-	if (xl.on)
-		return 0;
 	snprintf(xl.iface, sizeof(xl.iface), "%s", iface);
 	if ((ifindex = (int)if_nametoindex(xl.iface)) == 0) {
 		fprintf(stderr, "hourglassd: %s: no interface %s\n", v, xl.iface);
@@ -256,11 +267,62 @@ prepare_vdev(char **slot, int eq)
 			strerror(-rc));
 		return -1;
 	}
-	if (asprintf(&s, "%s,xdp_prog=/proc/self/fd/%d", *slot, xl.obj_fd) < 0)
-		return -1;
-	*slot = xl.vdev_arg = s;	/* argv's until EAL has read it */
+	xl.veth = is_veth(xl.iface);
 	xl.on = 1;
 	return 0;
+}
+
+/* The vdev in *slot as EAL will read it: the first gets the program; on a
+ * veth, every one gets busy polling off (is_veth) unless the operator
+ * chose a budget. args: its devargs. */
+static int
+rewrite_vdev(char **slot, struct xdp_vdev *d, const char *args)
+{
+	char prog[40] = "", budget[8];
+	const char *off = "";
+
+	if (d == &xl.vdev[0])
+		snprintf(prog, sizeof(prog), ",xdp_prog=/proc/self/fd/%d", xl.obj_fd);
+	if (xl.veth && !devarg(args, "busy_budget", budget, sizeof(budget)))
+		off = ",busy_budget=0";
+	if (prog[0] == '\0' && off[0] == '\0')
+		return 0;
+	if (asprintf(&d->arg, "%s%s%s", *slot, prog, off) < 0) {
+		d->arg = NULL;
+		return -1;
+	}
+	*slot = d->arg;		/* argv's until EAL has read it */
+	return 0;
+}
+
+/* The first vdev takes the interface and gets the program; a later one
+ * must be of the same interface (another queue of it) and gets none:
+ * libxdp finds the first's on the interface (bpf/xdp_shed.c). */
+static int
+prepare_vdev(char **slot, int eq)
+{
+	char *v = *slot + (eq ? 7 : 0), q[16] = "0", n[16] = "1", iface[IF_NAMESIZE];
+	const char *args = strchr(v, ',');
+	struct xdp_vdev *d = &xl.vdev[xl.n_vdev];
+
+	if (args == NULL || !devarg(args + 1, "iface", iface, sizeof(iface))) {
+		fprintf(stderr, "hourglassd: %s: iface= is missing\n", v);
+		return -1;
+	}
+	if (xl.n_vdev == HG_XDP_QUEUES || (xl.on && strcmp(iface, xl.iface) != 0)) {
+		fprintf(stderr, "hourglassd: %s: one interface is served, up to %u "
+			"net_af_xdp vdevs of it (one per queue)\n", v, HG_XDP_QUEUES);
+		return -1;
+	}
+	devarg(args + 1, "start_queue", q, sizeof(q));
+	devarg(args + 1, "queue_count", n, sizeof(n));
+	d->start_queue = (unsigned)strtoul(q, NULL, 10);
+	d->queues = RTE_MIN((unsigned)strtoul(n, NULL, 10), HG_XDP_QUEUES);
+	snprintf(d->name, sizeof(d->name), "%.*s", (int)(args - v), v);
+	xl.n_vdev++;
+	if (!xl.on && take_link(v, iface) < 0)
+		return -1;
+	return rewrite_vdev(slot, d, args + 1);
 }
 
 /* The --vdev value at argv[i] if it is a net_af_xdp one: its slot in
@@ -412,15 +474,8 @@ static unsigned
 iface_queues(const char *iface)
 {
 	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
-	struct ifreq ifr = { .ifr_data = (void *)&ch };
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
 
-	if (fd < 0)
-		return 0;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", iface);
-	rc = ioctl(fd, SIOCETHTOOL, &ifr);
-	close(fd);
-	if (rc < 0)
+	if (ethtool(iface, &ch) < 0)
 		return 0;
 	return RTE_MAX(ch.rx_count, ch.combined_count);
 }
@@ -513,8 +568,9 @@ hg_xdp_open(struct hg_dp *dp, uint32_t ip)
 	/* release: the others before it (xdp_shed.h reads them after it) */
 	__atomic_store_n(&dp->xdp.shed, xl.map[M_SHED].p, __ATOMIC_RELEASE);
 	HG_LOG(INFO, "%s: XDP program %u sheds in the driver (%u vdev%s), rings "
-	       "shared by weight over %u frames", xl.iface, id, xl.n_vdev,
-	       xl.n_vdev == 1 ? "" : "s", xl.depth);
+	       "shared by weight over %u frames%s", xl.iface, id, xl.n_vdev,
+	       xl.n_vdev == 1 ? "" : "s", xl.depth,
+	       xl.veth ? "; a veth: no busy polling (busy_budget=0)" : "");
 	rc = 0;
 fail:
 	for (p = 0; p < N_MAPS; p++)
@@ -621,6 +677,8 @@ hg_xdp_close(struct hg_dp *dp)
 	if (xl.lock_fd >= 0)
 		close(xl.lock_fd);
 	xl.lock_fd = -1;
-	free(xl.vdev_arg);
-	xl.vdev_arg = NULL;
+	for (k = 0; k < xl.n_vdev; k++) {
+		free(xl.vdev[k].arg);
+		xl.vdev[k].arg = NULL;
+	}
 }

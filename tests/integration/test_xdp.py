@@ -57,6 +57,30 @@ def test_the_link_serves_and_says_xdp(net, xdp):
     assert "xdp:" in xdp.hgctl("stats", "--tenant", "gold").stdout
 
 
+def fast_path_tid(d):
+    """The thread id of the daemon's fast-path core (EAL's rte-worker-1)."""
+    task = f"/proc/{d.proc.pid}/task"
+    for tid in os.listdir(task):
+        with open(f"{task}/{tid}/comm") as f:
+            if f.read().strip().startswith("rte-worker"):
+                return tid
+    raise AssertionError("no fast-path thread")
+
+
+def test_on_a_veth_the_fast_path_makes_no_busy_poll_calls(net, xdp):
+    """net_af_xdp's default busy polling made a recvfrom() at every RX
+    poll that found the ring empty (thousands a second), and on a veth
+    each polled nothing: the socket learns no NAPI id from a veth. On a
+    veth the daemon turns it off, so the fast path's system calls are its
+    naps, kicks and doorbells only; the link still serves."""
+    assert "a veth: no busy polling" in xdp.logtext()
+    echoes(net, xdp, "quiet", 9405, b"no recvfrom")
+    st = subprocess.run(["timeout", "-s", "INT", "1", "strace", "-c", "-e", "trace=recvfrom",
+                         "-p", fast_path_tid(xdp)], capture_output=True, text=True)
+    assert "attached" in st.stderr or "total" in st.stderr, st.stderr
+    assert "recvfrom" not in st.stderr, st.stderr
+
+
 def test_a_shed_tenant_is_dropped_in_the_driver(net, xdp):
     """An echo flooded beyond its budget (weight 0.01, its answers 100,000
     synthetic cycles each: one answer is ~4 ms of its refills, and the
