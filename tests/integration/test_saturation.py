@@ -190,9 +190,14 @@ def test_weights_hold_under_saturation(rx_queues):
     if rx_queues == 1:
         for f in (heavy, light):
             assert f["sent"] > 1.5 * f["received"], f
-        # the shared queue backed up: no slack served meanwhile, and the
-        # drops that drained it billed to nobody (sched_pick.h, rx_gate.h)
-        assert drain1[0] > drain0[0] and drain1[1] > drain0[1], (drain0, drain1)
+        # the shared queue backed up, and the drops that drained it were
+        # billed to nobody (rx_gate.h). Whether SCHED also held slack back
+        # meanwhile (slack_held) depends on the build's speed: under ASan
+        # the unbilled drains kept both tenants funded, no pass was
+        # left to slack, and slack_held stayed 0 in one make asan run
+        # while the drain took 722 M cycles. test_sched_pick.c checks
+        # that rule itself.
+        assert drain1[1] > drain0[1], (drain0, drain1)
     else:
         assert drain1 == drain0, "a queue of its own never backs up for another"
         assert all(held1[n] > held0[n] for n in held1), (held0, held1, heavy, light)
