@@ -93,6 +93,7 @@ static struct {
 	struct xdp_vdev vdev[HG_XDP_QUEUES];
 	int obj_fd;		/* memfd with the object, until the PMD loaded it */
 	int veth;		/* iface is a veth: busy polling reaches nothing */
+	unsigned busy_off;	/* vdevs we gave busy_budget=0 (rewrite_vdev) */
 	int lock_fd;		/* abstract socket: this daemon serves iface */
 	int count_fd;
 	struct {
@@ -283,8 +284,10 @@ rewrite_vdev(char **slot, struct xdp_vdev *d, const char *args)
 
 	if (d == &xl.vdev[0])
 		snprintf(prog, sizeof(prog), ",xdp_prog=/proc/self/fd/%d", xl.obj_fd);
-	if (xl.veth && !devarg(args, "busy_budget", budget, sizeof(budget)))
+	if (xl.veth && !devarg(args, "busy_budget", budget, sizeof(budget))) {
 		off = ",busy_budget=0";
+		xl.busy_off++;
+	}
 	if (prog[0] == '\0' && off[0] == '\0')
 		return 0;
 	if (asprintf(&d->arg, "%s%s%s", *slot, prog, off) < 0) {
@@ -568,9 +571,11 @@ hg_xdp_open(struct hg_dp *dp, uint32_t ip)
 	/* release: the others before it (xdp_shed.h reads them after it) */
 	__atomic_store_n(&dp->xdp.shed, xl.map[M_SHED].p, __ATOMIC_RELEASE);
 	HG_LOG(INFO, "%s: XDP program %u sheds in the driver (%u vdev%s), rings "
-	       "shared by weight over %u frames%s", xl.iface, id, xl.n_vdev,
-	       xl.n_vdev == 1 ? "" : "s", xl.depth,
-	       xl.veth ? "; a veth: no busy polling (busy_budget=0)" : "");
+	       "shared by weight over %u frames", xl.iface, id, xl.n_vdev,
+	       xl.n_vdev == 1 ? "" : "s", xl.depth);
+	if (xl.busy_off > 0)
+		HG_LOG(INFO, "%s: a veth: no busy polling (busy_budget=0) on %u of "
+		       "%u vdevs", xl.iface, xl.busy_off, xl.n_vdev);
 	rc = 0;
 fail:
 	for (p = 0; p < N_MAPS; p++)

@@ -81,6 +81,27 @@ def test_on_a_veth_the_fast_path_makes_no_busy_poll_calls(net, xdp):
     assert "recvfrom" not in st.stderr, st.stderr
 
 
+def test_a_busy_budget_of_the_operators_own_is_kept(net):
+    """busy_budget= on the vdev is the operator's choice, on a veth too:
+    the daemon adds none, and the fast path busy-polls its empty ring as
+    asked (on a veth of its own: the module's daemon has the test's)."""
+    other = f"{net.host_if}b"
+    run("ip", "link", "add", other, "type", "veth", "peer", "name", other[:-1] + "c")
+    try:
+        run("ip", "link", "set", other, "up")
+        d = Daemon(net.ns[3:] + "b", f"net_af_xdp0,iface={other},busy_budget=32")
+        try:
+            assert "no busy polling" not in d.logtext()
+            st = subprocess.run(["timeout", "-s", "INT", "1", "strace", "-c", "-e",
+                                 "trace=recvfrom", "-p", fast_path_tid(d)],
+                                capture_output=True, text=True)
+            assert "recvfrom" in st.stderr, st.stderr
+        finally:
+            assert d.stop() == 0, d.logtext()
+    finally:
+        run("ip", "link", "del", other, check=False)
+
+
 def test_a_shed_tenant_is_dropped_in_the_driver(net, xdp):
     """An echo flooded beyond its budget (weight 0.01, its answers 100,000
     synthetic cycles each: one answer is ~4 ms of its refills, and the
