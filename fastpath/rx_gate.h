@@ -409,6 +409,8 @@ hg_rx_room_in(const struct hg_dp *dp, const struct hg_fp_core *c, const struct h
 		       bound);
 }
 
+/* hg_rx_room_in with q's bound read now, for a caller that does not
+ * compare it with what it took (RX's burst does: rx_drain). */
 static inline unsigned
 hg_rx_room(const struct hg_dp *dp, const struct hg_fp_core *c, const struct hg_rxq *q)
 {
