@@ -33,6 +33,9 @@
 #define HG_MIF_RETIRING     8u		/* departed peers not yet unmapped */
 #define HG_MIF_REAP_MS      1u
 #define HG_MIF_REGION_MAX   (1ull << 32)	/* bytes per region */
+/* the most of a peer's allocated pages mapped at its handshake: ~60 ms of
+ * the slow path here (256 MB), so that a peer cannot stall it for long */
+#define HG_MIF_MAP_AHEAD    (256ull << 20)
 
 enum peer_state { FREE, HELLO_SENT, INITED, CONNECTED };
 
@@ -301,20 +304,30 @@ on_add_ring(struct peer *p, const struct hg_memif_add_ring *ar, int *fd)
  * that the peer has already allocated (mincore says which), so that the
  * fast path takes no page fault on them: each is a kernel entry of a few
  * microseconds in the middle of a burst, and a fresh peer's buffers cost
- * the core ~7,000 of them over a bench/isolation run (perf -e page-faults
- * on the fast path's thread). Only those pages: populating a hole would
- * allocate it, billed to the daemon for as long as the peer keeps its
- * memfd open. Best effort: a kernel without MADV_POPULATE_WRITE (5.14)
- * leaves the faults to the fast path, as before. */
+ * the core ~1,000 of them a second of traffic (perf -e page-faults on the
+ * fast path's thread). Only those pages: populating a hole would allocate
+ * it, billed to the daemon for as long as the peer keeps its memfd open;
+ * and at most *left bytes of them, the peer's share of the slow path.
+ * Best effort: a kernel without MADV_POPULATE_WRITE (5.14) leaves the
+ * faults to the fast path, as before. */
 static void
-map_resident(uint8_t *base, uint64_t size)
+populate(uint8_t *at, uint64_t len, uint64_t *left)
+{
+	len = RTE_MIN(len, *left);
+	*left -= len;
+	if (len > 0)
+		(void)madvise(at, len, MADV_POPULATE_WRITE);
+}
+
+static void
+map_resident(uint8_t *base, uint64_t size, uint64_t *left)
 {
 	enum { CHUNK = 4096 };		/* pages looked at per mincore() */
 	const uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
 	unsigned char vec[CHUNK];
 	uint64_t off, i, n, run = UINT64_MAX;
 
-	for (off = 0; off < size; off += n * pg) {
+	for (off = 0; off < size && *left > 0; off += n * pg) {
 		n = RTE_MIN((size - off + pg - 1) / pg, (uint64_t)CHUNK);
 		if (mincore(base + off, n * pg, vec) < 0)
 			return;
@@ -322,18 +335,18 @@ map_resident(uint8_t *base, uint64_t size)
 			if ((vec[i] & 1) && run == UINT64_MAX)
 				run = off + i * pg;
 			else if (!(vec[i] & 1) && run != UINT64_MAX) {
-				(void)madvise(base + run, off + i * pg - run, MADV_POPULATE_WRITE);
+				populate(base + run, off + i * pg - run, left);
 				run = UINT64_MAX;
 			}
 		}
 	}
 	if (run != UINT64_MAX)
-		(void)madvise(base + run, size - run, MADV_POPULATE_WRITE);
+		populate(base + run, RTE_MIN(off, size) - run, left);
 }
 
 /* Maps region i after checking the file cannot shrink under us. */
 static const char *
-map_region(struct peer *p, struct hg_mif_conn *cn, uint32_t i)
+map_region(struct peer *p, struct hg_mif_conn *cn, uint32_t i, uint64_t *map_left)
 {
 	int fd = p->region_fd[i], seals = fcntl(fd, F_GET_SEALS);
 	struct stat st;
@@ -346,7 +359,7 @@ map_region(struct peer *p, struct hg_mif_conn *cn, uint32_t i)
 	base = mmap(NULL, p->region_size[i], PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED)
 		return "Region cannot be mapped";
-	map_resident(base, p->region_size[i]);
+	map_resident(base, p->region_size[i], map_left);
 	cn->region[i] = (struct hg_mif_region){ .base = base, .size = p->region_size[i] };
 	cn->n_regions = i + 1;
 	return NULL;
@@ -394,6 +407,7 @@ on_connect(struct peer *p)
 	struct hg_memif_server *s = p->s;
 	struct hg_mif_conn *cn;
 	const char *why = NULL;
+	uint64_t map_left = HG_MIF_MAP_AHEAD;
 	uint32_t i;
 
 	if (p->n_regions == 0)
@@ -402,7 +416,7 @@ on_connect(struct peer *p)
 	if (cn == NULL)
 		return "Out of memory";
 	for (i = 0; i < p->n_regions && why == NULL; i++)
-		why = map_region(p, cn, i);
+		why = map_region(p, cn, i, &map_left);
 	if (why == NULL)
 		why = take_rings(cn, p->rx, s->n_rx, cn->rx, &cn->n_rx, 1);
 	if (why == NULL)
