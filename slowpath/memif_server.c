@@ -300,6 +300,17 @@ on_add_ring(struct peer *p, const struct hg_memif_add_ring *ar, int *fd)
 	return NULL;
 }
 
+/* MADV_POPULATE_WRITE on len bytes at at, within what is *left of the
+ * peer's allowance (HG_MIF_MAP_AHEAD). */
+static void
+populate(uint8_t *at, uint64_t len, uint64_t *left)
+{
+	len = RTE_MIN(len, *left);
+	*left -= len;
+	if (len > 0)
+		(void)madvise(at, len, MADV_POPULATE_WRITE);
+}
+
 /* Maps into the daemon's page tables, now, every page of a peer's region
  * that the peer has already allocated (mincore says which), so that the
  * fast path takes no page fault on them: each is a kernel entry of a few
@@ -310,15 +321,6 @@ on_add_ring(struct peer *p, const struct hg_memif_add_ring *ar, int *fd)
  * and at most *left bytes of them, the peer's share of the slow path.
  * Best effort: a kernel without MADV_POPULATE_WRITE (5.14) leaves the
  * faults to the fast path, as before. */
-static void
-populate(uint8_t *at, uint64_t len, uint64_t *left)
-{
-	len = RTE_MIN(len, *left);
-	*left -= len;
-	if (len > 0)
-		(void)madvise(at, len, MADV_POPULATE_WRITE);
-}
-
 static void
 map_resident(uint8_t *base, uint64_t size, uint64_t *left)
 {

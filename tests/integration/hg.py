@@ -384,6 +384,20 @@ def udp_roundtrip(sock, port, payload, tries=3, timeout=1.0):
     return None
 
 
+def fast_path_tids(d):
+    """The thread ids of daemon d's fast-path cores (EAL's rte-worker-N);
+    a thread that exits meanwhile is left out."""
+    task, tids = f"/proc/{d.proc.pid}/task", []
+    for tid in os.listdir(task):
+        try:
+            with open(f"{task}/{tid}/comm") as f:
+                if f.read().startswith("rte-worker"):
+                    tids.append(tid)
+        except FileNotFoundError:
+            continue
+    return tids
+
+
 def freeze(proc):
     """SIGSTOP, then waits until every thread of proc has stopped: kill()
     returns before a thread spinning on the other CPU stops, and one that

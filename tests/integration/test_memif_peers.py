@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from hg import BIN, DAEMON_IP, PEER_IP, memif_daemon
+from hg import BIN, DAEMON_IP, PEER_IP, fast_path_tids, memif_daemon
 from memif_peer import (ACK, ADD_REGION, COOKIE, NEXT, Peer, Refused, ring_bytes,
                         udp_frame)
 
@@ -261,14 +261,11 @@ def test_stats_show_the_peer_and_the_handshakes_refused(md):
 
 def fast_path_faults(d):
     """Page faults the daemon's fast-path threads have taken (minflt and
-    majflt of each rte-worker thread)."""
+    majflt of each)."""
     total = 0
-    for task in os.listdir(f"/proc/{d.proc.pid}/task"):
+    for tid in fast_path_tids(d):
         try:
-            with open(f"/proc/{d.proc.pid}/task/{task}/comm") as f:
-                if not f.read().startswith("rte-worker"):
-                    continue
-            with open(f"/proc/{d.proc.pid}/task/{task}/stat") as f:
+            with open(f"/proc/{d.proc.pid}/task/{tid}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
         except FileNotFoundError:
             continue

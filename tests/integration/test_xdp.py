@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from hg import BIN, DAEMON_IP, Daemon, Netns, run, udp_roundtrip
+from hg import BIN, DAEMON_IP, Daemon, Netns, fast_path_tids, run, udp_roundtrip
 
 
 def xdp_vdev(net):
@@ -59,12 +59,9 @@ def test_the_link_serves_and_says_xdp(net, xdp):
 
 def fast_path_tid(d):
     """The thread id of the daemon's fast-path core (EAL's rte-worker-1)."""
-    task = f"/proc/{d.proc.pid}/task"
-    for tid in os.listdir(task):
-        with open(f"{task}/{tid}/comm") as f:
-            if f.read().strip().startswith("rte-worker"):
-                return tid
-    raise AssertionError("no fast-path thread")
+    tids = fast_path_tids(d)
+    assert tids, "no fast-path thread"
+    return tids[0]
 
 
 def test_on_a_veth_the_fast_path_makes_no_busy_poll_calls(net, xdp):
