@@ -36,21 +36,32 @@ struct rx_gate {
 	unsigned rxq;		/* the burst's queue, an index in c->rxq */
 };
 
-/* A full burst is a backlog in front of someone else only while another
- * tenant's datagrams arrive too: RX went from one tenant to another in
- * the last HG_RX_MIXED_US. A lone tenant's own burst, larger than its
- * budget, is not shed for being full (the queue delays nobody else).
- * And only the second full burst in a row counts: one full burst is as
- * likely a client's batch of 32, or what arrived during a nap. */
+/* Are several tenants' datagrams arriving on core c at TSC now: RX went
+ * from one tenant's to another's in the last HG_RX_MIXED_US? (What lifts
+ * a net_af_xdp link's shed marks, xdp_shed.h.) */
 #define HG_RX_MIXED_US 1000u
 
-/* Are several tenants' datagrams arriving on core c at TSC now: RX went
- * from one tenant's to another's in the last HG_RX_MIXED_US? */
 static inline int
 hg_rx_mixing(const struct hg_fp_core *c, uint64_t now)
 {
 	return now - c->rx_mixed < c->tsc_us * HG_RX_MIXED_US;
 }
+
+/* A full burst is a backlog in front of someone else only while another
+ * tenant's datagrams come through the core too: RX went from one
+ * tenant to another in the last HG_RXQ_MIXED_US. A lone tenant's own
+ * burst, larger than its budget, is not shed for being full (the queue
+ * delays nobody else). And only the second full burst in a row counts:
+ * one full burst is as likely a client's batch of 32, or what arrived
+ * during a nap.
+ * A second, not a millisecond: the other tenant's next datagram is
+ * somewhere in the backlog, and RX learns of it only when it gets there.
+ * At 1 ms, a victim quiet for longer (at 10,000 requests a second, at a
+ * flood's start; below ~1,000, at every request) waited the whole
+ * unprotected drain: over a shared queue at 16 x 1400 B its p99 was
+ * 1.8-2.8 ms, and 0.60-0.70 ms at a second (bench/isolation,
+ * BENCHMARKS.md). */
+#define HG_RXQ_MIXED_US 1000000u
 
 /* Does queue q back up: its last burst came back full, and several
  * tenants' datagrams come through it, mixed? */
@@ -58,7 +69,8 @@ static inline int
 hg_rxq_backs_up(const struct hg_dp *dp, const struct hg_fp_core *c,
 		const struct hg_rxq *q, uint64_t now)
 {
-	return q->was_full && hg_rxq_shared(dp, c, q) && hg_rx_mixing(c, now);
+	return q->was_full && hg_rxq_shared(dp, c, q) &&
+	       now - c->rx_mixed < c->tsc_us * HG_RXQ_MIXED_US;
 }
 
 /* After a burst from q: if q backs up, whatever else the core does now,

@@ -143,9 +143,15 @@ Test(rx_gate, a_full_burst_of_mixed_tenants_is_a_backlog)
 	hg_rx_note_backlog(dp, c, &q, c->now + 5);
 	cr_assert_eq(c->rx_backlog, 0, "a burst with room: no backlog");
 	q.was_full = 1;
-	c->rx_mixed = c->now - (HG_RX_MIXED_US + 1) * US;
+	c->rx_mixed = c->now - (HG_RXQ_MIXED_US + 1) * US;
 	hg_rx_note_backlog(dp, c, &q, c->now);
 	cr_assert_eq(c->rx_backlog, 0, "one tenant's datagrams alone");
+	/* a victim at 200 requests a second, its last datagram 5 ms ago: its
+	 * next one is in the backlog, behind the flood's */
+	c->rx_mixed = c->now - 5000 * US;
+	hg_rx_note_backlog(dp, c, &q, c->now);
+	cr_assert_eq(c->rx_backlog, c->now, "a victim quiet for 5 ms still waits behind it");
+	c->rx_backlog = 0;
 	c->rx_mixed = c->now;
 	c->n_rxq = 2;
 	dp->rxq_tenants[q.group] = 1;
