@@ -99,16 +99,24 @@ int hg_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 int hg_fail_fixed(int err, const char *msg);
 
 
-/* The worker context the calling thread runs hg_run for (green_threads.c
- * sets it, thread_state.c holds it), NULL outside hg_run. */
-extern _Thread_local hg_ctx_t *hg_tls_worker;
+/* The worker context the calling thread runs hg_run for, NULL outside
+ * hg_run (green_threads.c sets it, thread_state.c holds it). Read anew at
+ * every call: a green thread may resume on another OS thread (a preempted
+ * request, hg_resume), and a compiler keeps a thread-local's address
+ * across calls within a function, as if the thread could not change
+ * under it. gt_entry read the worker of the thread it had started on
+ * after its fn returned on another (NULL once that thread's hg_run had
+ * returned: hg-echo crashed at exit after preemptions). Out of line, so
+ * that no two reads are merged. */
+hg_ctx_t *hg_worker_now(void);
+void hg_worker_set(hg_ctx_t *w);
 
 /* The calling thread's worker context when it runs hg_run for the same
  * app (a preempted request may resume on another worker), else ctx. */
 static inline hg_ctx_t *
 hg_self(hg_ctx_t *ctx)
 {
-	hg_ctx_t *w = hg_tls_worker;
+	hg_ctx_t *w = hg_worker_now();
 
 	return w != NULL && w->app == ctx->app ? w : ctx;
 }

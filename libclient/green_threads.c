@@ -121,7 +121,7 @@ after_switch(hg_ctx_t *w)
 }
 
 /* Runs next on this worker; returns when the caller's green thread runs
- * again, possibly on another worker (re-read hg_tls_worker). */
+ * again, possibly on another worker (re-read hg_worker_now). */
 static void
 switch_to(hg_ctx_t *w, struct hg_gt *next)
 {
@@ -129,7 +129,7 @@ switch_to(hg_ctx_t *w, struct hg_gt *next)
 
 	w->cur = next;
 	hg_gt_switch(&me->sp, next->sp);
-	after_switch(hg_tls_worker);
+	after_switch(hg_worker_now());
 }
 
 /* Idle green threads number at most the requests preempted at once plus
@@ -155,12 +155,12 @@ take_idle(hg_ctx_t *w)
 static void
 gt_entry(void *arg)
 {
-	hg_ctx_t *w = hg_tls_worker;
+	hg_ctx_t *w = hg_worker_now();
 
 	(void)arg;
 	after_switch(w);
 	w->fn(w, w->fn_arg);
-	w = hg_tls_worker;
+	w = hg_worker_now();
 	hg_req_end(w);
 	hg_gt_switch(&w->cur->sp, w->main_sp);
 	__builtin_unreachable();
@@ -180,7 +180,7 @@ preempt(hg_ctx_t *w)
 	w->publish = w->cur;
 	switch_to(w, next);
 	/* resumed by some worker, whose timer now runs for this request */
-	w = hg_tls_worker;
+	w = hg_worker_now();
 	w->resumed++;
 	hg_timer_start(w);
 }
@@ -233,7 +233,7 @@ hg_run(hg_ctx_t *w, hg_worker_fn fn, void *arg)
 {
 	struct hg_gt *gt;
 
-	if (hg_tls_worker != NULL)
+	if (hg_worker_now() != NULL)
 		return hg_fail(EBUSY, "hg_run is already running on this thread");
 	gt = gt_create(w->app);
 	if (gt == NULL)
@@ -241,7 +241,7 @@ hg_run(hg_ctx_t *w, hg_worker_fn fn, void *arg)
 	w->fn = fn;
 	w->fn_arg = arg;
 	w->cur = gt;
-	hg_tls_worker = w;
+	hg_worker_set(w);
 	hg_gt_switch(&w->main_sp, gt->sp);
 	/* fn returned in w->cur; we are back on the thread's own stack */
 	gt_destroy(w->app, w->cur);
@@ -250,6 +250,6 @@ hg_run(hg_ctx_t *w, hg_worker_fn fn, void *arg)
 		gt_destroy(w->app, gt);
 	while ((gt = hg_own_pop(w)) != NULL)
 		gt_destroy(w->app, gt);
-	hg_tls_worker = NULL;
+	hg_worker_set(NULL);
 	return 0;
 }

@@ -179,7 +179,11 @@ HG_API int hg_rpc_reply(hg_ctx_t *ctx, struct hg_msg *req, const void *body, siz
  * past its quantum while requests wait; it continues later on whichever
  * worker takes it from the wait queue. Short requests always run to
  * completion. Inside hg_run every call uses the calling thread's context
- * whatever ctx it is given, so fn may keep using the ctx it was passed. */
+ * whatever ctx it is given, so fn may keep using the ctx it was passed.
+ * fn's own thread-local variables are another matter: after an hg_yield
+ * it may run on another thread, and a compiler may keep the address of a
+ * thread-local it read before the call (the library reads its own anew
+ * through a function call at every use). */
 typedef void (*hg_worker_fn)(hg_ctx_t *ctx, void *arg);
 
 /* Returns when fn returns (0), or a negative errno. */

@@ -12,7 +12,24 @@
 
 static _Thread_local char errbuf[192];
 static _Thread_local const char *errmsg = "";
-_Thread_local hg_ctx_t *hg_tls_worker;
+static _Thread_local hg_ctx_t *worker;
+
+/* noinline and a volatile asm: not merged with another call, even by a
+ * compiler that sees this body (LTO), so each call reads the thread the
+ * caller is on now (client.h). */
+__attribute__((noinline)) hg_ctx_t *
+hg_worker_now(void)
+{
+	__asm__ volatile("" ::: "memory");
+	return worker;
+}
+
+__attribute__((noinline)) void
+hg_worker_set(hg_ctx_t *w)
+{
+	__asm__ volatile("" ::: "memory");
+	worker = w;
+}
 
 int
 hg_fail(int err, const char *fmt, ...)

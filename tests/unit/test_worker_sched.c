@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -322,6 +323,91 @@ Test(preempt, garbage_in_the_wait_queue_is_ignored)
 	cr_assert_eq(hg_run(c, one_pass, NULL), 0);
 	cr_assert_eq(rte_ring_count(app->wq), 0);
 	cr_assert_eq(c->resumed, 0);
+}
+
+/* A long request preempted on worker a's thread resumes on worker b's,
+ * and its green thread's function returns there, while a's thread, done
+ * with hg_run, waits. Its green thread must then read b, the thread it
+ * is on now, as its worker: it read a's (the compiler kept the
+ * thread-local's address from before the function's call), NULL by
+ * then, and crashed (hg-echo at exit, test_steering's mixed requests). */
+static hg_ctx_t *finished_on;
+static int fn_calls;
+
+static void
+long_then_return(hg_ctx_t *ctx, void *arg)
+{
+	struct hg_msg m;
+
+	(void)arg;
+	if (__atomic_fetch_add(&fn_calls, 1, __ATOMIC_RELAXED) > 0)
+		return;		/* the green thread that took over on a */
+	cr_assert_eq(hg_recv(ctx, &m, 0), 1);
+	hg_feedback_start(ctx);
+	__atomic_store_n(&hg_self(ctx)->shm->preempt, 1, __ATOMIC_RELEASE);
+	hg_yield(ctx);		/* to the wait queue; resumed by b */
+	hg_feedback_finished(ctx);
+	finished_on = hg_self(ctx);
+	hg_msg_free(ctx, &m);
+}
+
+/* Worker b's function: takes work until the long request's green thread,
+ * resumed here, returns in its place (which ends b's hg_run). */
+static void
+take_waiting(hg_ctx_t *ctx, void *arg)
+{
+	struct hg_msg m;
+
+	(void)arg;
+	for (int i = 0; i < 1000 && finished_on == NULL; i++)
+		hg_recv(ctx, &m, 0);
+}
+
+struct on_thread {
+	hg_ctx_t *ctx;
+	hg_worker_fn fn;
+	int rc, returned;
+	pthread_barrier_t *done;	/* a's thread stays until b is done */
+};
+
+static void *
+run_on_thread(void *arg)
+{
+	struct on_thread *t = arg;
+
+	t->rc = hg_run(t->ctx, t->fn, NULL);
+	__atomic_store_n(&t->returned, 1, __ATOMIC_RELEASE);
+	if (t->done != NULL)
+		pthread_barrier_wait(t->done);
+	return NULL;
+}
+
+Test(preempt, a_request_resumed_on_another_thread_ends_there, .timeout = 10)
+{
+	hg_ctx_t *a = open_ctx(0), *b = open_ctx(1);
+	pthread_barrier_t done;
+	struct on_thread ta = { .ctx = a, .fn = long_then_return, .done = &done },
+			 tb = { .ctx = b, .fn = take_waiting };
+	pthread_t th_a, th_b;
+
+	cr_assert_eq(pthread_barrier_init(&done, NULL, 2), 0);
+	deliver(0, 1, "long");
+	cr_assert_eq(pthread_create(&th_a, NULL, run_on_thread, &ta), 0);
+	/* a's hg_run returns once its second green thread's function does */
+	while (!__atomic_load_n(&ta.returned, __ATOMIC_ACQUIRE))
+		sched_yield();
+	cr_assert_eq(rte_ring_count(app->wq), 1, "the long request waits");
+	cr_assert_eq(pthread_create(&th_b, NULL, run_on_thread, &tb), 0);
+	pthread_join(th_b, NULL);
+	pthread_barrier_wait(&done);
+	pthread_join(th_a, NULL);
+	cr_assert_eq(ta.rc, 0);
+	cr_assert_eq(tb.rc, 0);
+	cr_assert_eq(a->preempted, 1);
+	cr_assert_eq(b->resumed, 1);
+	cr_assert_eq(finished_on, b, "the long request ended on b's thread");
+	cr_assert_eq(rte_ring_count(app->wq), 0);
+	pthread_barrier_destroy(&done);
 }
 
 /* ---- the daemon's timer decisions ---- */
