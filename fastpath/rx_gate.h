@@ -58,9 +58,9 @@ hg_rx_mixing(const struct hg_fp_core *c, uint64_t now)
  * somewhere in the backlog, and RX learns of it only when it gets there.
  * At 1 ms, a victim quiet for longer (at 10,000 requests a second, at a
  * flood's start; below ~1,000, at every request) waited the whole
- * unprotected drain: over a shared queue at 16 x 1400 B its p99 was
- * 1.8-2.8 ms, and 0.60-0.70 ms at a second (bench/isolation,
- * BENCHMARKS.md). */
+ * unprotected drain (test_rx_gate's quiet victim). A lone tenant left
+ * on the queue is shed for at most a second after the others went quiet,
+ * and only on a saturated core. */
 #define HG_RXQ_MIXED_US 1000000u
 
 /* Does queue q back up: its last burst came back full, and several
