@@ -77,8 +77,9 @@ own_netns(void)
 
 /* Does the kernel refuse a live-frames test run? Some do, root or not
  * (6.18 here: EPERM). Asked with a frame of zeros, which the program
- * passes (too short for its UDP) and the loopback's stack drops, so that
- * a kernel that refuses is told before anything is attached or sent. */
+ * passes (no load is configured yet: hgr_conf's entries are all zero) and
+ * the loopback's stack drops (EtherType 0), so that a kernel that refuses
+ * is told before anything is attached or sent. */
 static int
 live_refused(void)
 {
