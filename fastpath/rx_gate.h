@@ -36,6 +36,14 @@ struct rx_gate {
 	unsigned rxq;		/* the burst's queue, an index in c->rxq */
 };
 
+/* Did RX go from one tenant's datagrams to another's on core c in the
+ * last us microseconds before TSC now? */
+static inline int
+hg_rx_mixed_within(const struct hg_fp_core *c, uint64_t now, uint64_t us)
+{
+	return now - c->rx_mixed < c->tsc_us * us;
+}
+
 /* Are several tenants' datagrams arriving on core c at TSC now: RX went
  * from one tenant's to another's in the last HG_RX_MIXED_US? (What lifts
  * a net_af_xdp link's shed marks, xdp_shed.h.) */
@@ -44,7 +52,7 @@ struct rx_gate {
 static inline int
 hg_rx_mixing(const struct hg_fp_core *c, uint64_t now)
 {
-	return now - c->rx_mixed < c->tsc_us * HG_RX_MIXED_US;
+	return hg_rx_mixed_within(c, now, HG_RX_MIXED_US);
 }
 
 /* A full burst is a backlog in front of someone else only while another
@@ -70,7 +78,7 @@ hg_rxq_backs_up(const struct hg_dp *dp, const struct hg_fp_core *c,
 		const struct hg_rxq *q, uint64_t now)
 {
 	return q->was_full && hg_rxq_shared(dp, c, q) &&
-	       now - c->rx_mixed < c->tsc_us * HG_RXQ_MIXED_US;
+	       hg_rx_mixed_within(c, now, HG_RXQ_MIXED_US);
 }
 
 /* After a burst from q: if q backs up, whatever else the core does now,

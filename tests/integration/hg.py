@@ -281,6 +281,11 @@ def victim_and_sink(tag, victim, sink, extra=(), mac=None, more=None):
         assert "Sanitizer" not in d.logtext() and "runtime error" not in d.logtext()
 
 
+# what hgload --replay says, before it attaches or sends anything, on a
+# kernel that refuses a live-frames test run even to root (6.18: EPERM)
+LIVE_REFUSED = "does not let a test run transmit"
+
+
 # what no app may die of, whatever a test did to it or to the daemon
 CRASHES = {-signal.SIGSEGV, -signal.SIGBUS, -signal.SIGABRT, -signal.SIGILL,
            -signal.SIGFPE}

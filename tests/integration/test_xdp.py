@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from hg import BIN, DAEMON_IP, Daemon, Netns, fast_path_tids, run, udp_roundtrip
+from hg import (BIN, DAEMON_IP, LIVE_REFUSED, Daemon, Netns, fast_path_tids, run,
+                udp_roundtrip)
 
 
 def xdp_vdev(net):
@@ -127,11 +128,6 @@ def test_a_shed_tenant_is_dropped_in_the_driver(net, xdp):
     assert marks > 0 and flooded["dropped"] > 0, (marks, flooded, f)
     assert v["lost"] == 0 and v["received"] == v["sent"], v
     assert xdp.tenant_stats("victim")["xdp"]["dropped"] == 0
-
-
-# what hgload says, before it attaches or sends anything, on a kernel that
-# refuses a live-frames test run even to root (6.18 here: EPERM)
-LIVE_REFUSED = "does not let a test run transmit"
 
 
 def skip_if_live_refused(returncode, stderr):
