@@ -59,6 +59,7 @@ hg_dp_new(uint32_t n_cores)
 	for (i = 0; i < HG_MAX_TENANTS; i++)
 		dp->view[i] = &hg_view_none;
 	hg_dp_set_rxq(dp, HG_RX_SHARED, 1);
+	dp->txq_per_core = 1;
 	return dp;
 fail:
 	hg_dp_free(dp);

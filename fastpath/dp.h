@@ -39,6 +39,7 @@
 #define HG_OWN_BYTES_MAX (1u << 20)
 #define HG_RX_BURSTS    2u	/* RX bursts per pass, over all its queues */
 #define HG_MAX_RXQ      8u	/* RX queues per fast-path core */
+#define HG_MAX_TXQ      8u	/* TX rings per fast-path core (--tx-queues) */
 #define HG_PEND_SIZE    256u	/* validated TX descriptors per tenant and core */
 /* Frames a pass may stage for the NIC (xmit.h): SCHED's batch, two replies
  * per received frame over the pass's bursts, a scan's credit updates. A
@@ -75,8 +76,6 @@ struct hg_rxq {
 	uint64_t held;			/* passes it was left unread: its
 					 * tenant's receive rings were full
 					 * (hg_rx_room) */
-	uint64_t tx_pkts;		/* frames sent on its own TX ring
-					 * (hg_link_tx_per_queue) */
 	uint64_t bursts;		/* its bursts that took a frame */
 	uint32_t frame_len;		/* the mean length of the frames its
 					 * last such burst took (own-bytes),
@@ -207,6 +206,8 @@ struct hg_fp_core {
 	uint64_t pmd_cycles;		/* TSC spent in the PMD's burst calls */
 	uint64_t busy_pmd_cycles;	/* ... in passes that did work */
 	uint64_t rx_pkts, tx_pkts;
+	uint64_t txq_pkts[HG_MAX_TXQ];	/* frames sent on each TX ring of
+					 * its own (hg_link_tx_per_tenant) */
 	uint64_t flushes;		/* calls that handed the NIC a stage */
 	uint64_t sched_yields;		/* SCHED batches cut short for
 					 * another tenant's work (sched.c) */
@@ -299,6 +300,8 @@ struct hg_dp {
 	struct hg_live live;
 	uint32_t rx_steer;		/* enum hg_rx_steer, set before start */
 	uint32_t rxq_per_core;		/* 1 with HG_RX_SHARED */
+	uint32_t txq_per_core;		/* TX rings per core a tenant's
+					 * answers may have (link.h) */
 	uint32_t rx_intr;		/* RX queues have interrupts (nap.h) */
 	uint32_t rxq_tenants[HG_MAX_RXQ];	/* active tenants per rx-queue,
 						 * atomic: a queue of one tenant

@@ -16,8 +16,8 @@
 #include "memif.h"
 
 _Static_assert(HG_MIF_RX_RINGS == HG_MAX_FP_CORES * HG_MAX_RXQ, "a ring per RX queue");
-_Static_assert(HG_MIF_TX_RINGS == HG_MAX_FP_CORES * HG_MAX_RXQ,
-	       "a ring per RX queue, to send each tenant's on its own");
+_Static_assert(HG_MIF_TX_RINGS == HG_MAX_FP_CORES * HG_MAX_TXQ,
+	       "a ring per TX group, to send each tenant's on its own");
 
 /* A descriptor as the peer left it, read once. */
 struct mif_desc {

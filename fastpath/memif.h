@@ -14,10 +14,10 @@
  * point (rte_rcu_qsbr) since it unpublished it.
  *
  * A core polls RX queue q only if the peer gave ring q. It sends a
- * tenant's frames on the S2C ring of the tenant's RX queue where the peer
- * gave one per RX queue (as a NIC's TX queue per tenant: an answer waits
- * behind its own tenant's only), else on the core's own ring: any ring
- * count is served.
+ * tenant's frames on the S2C ring of the tenant's TX group where the peer
+ * gave one per group (--tx-queues; as a NIC's TX queue per tenant: an
+ * answer waits behind its own group's only), else on the core's own
+ * ring: any ring count is served.
  */
 #ifndef HG_FASTPATH_MEMIF_H
 #define HG_FASTPATH_MEMIF_H
@@ -30,7 +30,7 @@
 
 #define HG_MIF_REGIONS 16u		/* regions a peer may add */
 #define HG_MIF_RX_RINGS 64u		/* HG_MAX_FP_CORES x HG_MAX_RXQ */
-#define HG_MIF_TX_RINGS 64u		/* HG_MAX_FP_CORES x HG_MAX_RXQ */
+#define HG_MIF_TX_RINGS 64u		/* HG_MAX_FP_CORES x HG_MAX_TXQ */
 #define HG_MIF_BURST 64u		/* the most frames one RX burst takes */
 
 struct hg_mif_region {
@@ -57,7 +57,7 @@ struct hg_mif_conn {
 	uint32_t n_regions;
 	struct hg_mif_region region[HG_MIF_REGIONS];
 	struct hg_mif_ring rx[HG_MIF_RX_RINGS];	/* C2S, by RX queue id */
-	/* S2C, by RX queue id (link.h's hg_link_tx_per_queue), or by core */
+	/* S2C, by TX group (link.h's hg_link_tx_per_tenant), or by core */
 	struct hg_mif_ring tx[HG_MIF_TX_RINGS];
 };
 

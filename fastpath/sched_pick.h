@@ -38,7 +38,7 @@ hg_sched_next(const struct hg_dp *dp, struct hg_fp_core *c, int t, unsigned star
 
 /* Do the frames staged so far leave before SCHED serves tenant next
  * after tenant t, instead of at the pass's end? With protection on,
- * where each RX queue answers on a TX ring of its own (a NIC's TX queue
+ * where each tenants' group answers on a TX ring of its own (a NIC's TX queue
  * per tenant; memif), so that the flush makes no more calls than the
  * pass's own would: a funded tenant's answer then waits for nobody's
  * batch served after it. At the pass's end it waited for a flood's
@@ -49,7 +49,7 @@ hg_sched_flush_between(const struct hg_dp *dp, const struct hg_fp_core *c, int p
 		       int t, int next)
 {
 	return protect && next >= 0 && next != t && c->stage.n > 0 &&
-	       hg_link_tx_per_queue(dp, c);
+	       hg_link_tx_per_tenant(dp);
 }
 
 /* How long after RX last saw its shared queue back up (hg_rx_note_backlog)

@@ -66,10 +66,10 @@ struct hg_tenant_view {
 	uint64_t quantum;	/* configured cap: the most a batch may spend,
 				 * and the least the budget cap is */
 	uint64_t extra_cycles;	/* synthetic work per datagram */
-	uint16_t steer_jsq;	/* RX steering: 0 flow hash, 1 shortest queue */
-	uint16_t rxq;		/* its RX queue on each core (rx-queue); its
-				 * frames leave by the TX ring of that queue
-				 * where the link has one per queue (memif) */
+	uint8_t steer_jsq;	/* RX steering: 0 flow hash, 1 shortest queue */
+	uint8_t txq;		/* its TX ring on each core, where the link
+				 * has several (--tx-queues, memif: link.h) */
+	uint16_t rxq;		/* its RX queue on each core (rx-queue) */
 	uint16_t port_lo, port_hi;	/* its ports, host order, 0-0: none */
 	/* what an RPC datagram reads besides (credit_sessions.c) */
 	uint64_t dt_tsc;	/* D_t */

@@ -156,28 +156,29 @@ send_ring(struct hg_dp *dp, struct hg_fp_core *c, uint16_t q, struct rte_mbuf **
 	return sent;
 }
 
-/* Each RX queue's frames on its own ring (hg_link_tx_per_queue), in the
- * order they were staged, the ring with the fewest first
+/* Each tenants' group's frames on its own ring (hg_link_tx_per_tenant),
+ * in the order they were staged, the ring with the fewest first
  * (hg_flush_order); marks in left the frames that left. The core's own
- * frames (ARP, ICMP) go with queue 0's. */
+ * frames (ARP, ICMP) go with group 0's. */
 static unsigned
-send_per_queue(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *left)
+send_per_tenant(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *left)
 {
 	struct hg_tx_stage *s = &c->stage;
 	struct rte_mbuf *m[HG_STAGE_SIZE];
-	uint16_t idx[HG_STAGE_SIZE], frames[HG_MAX_RXQ] = { 0 };
-	uint8_t grp[HG_STAGE_SIZE], order[HG_MAX_RXQ];
-	unsigned g, i, k, x, sent, total = 0;
+	uint16_t idx[HG_STAGE_SIZE], frames[HG_MAX_TXQ] = { 0 };
+	uint8_t grp[HG_STAGE_SIZE], order[HG_MAX_TXQ];
+	unsigned g, i, k, x, sent, total = 0, n_grp = dp->txq_per_core;
 
-	RTE_BUILD_BUG_ON(HG_MAX_RXQ > UINT8_MAX);
+	RTE_BUILD_BUG_ON(HG_MAX_TXQ > UINT8_MAX);
 	RTE_BUILD_BUG_ON(HG_STAGE_SIZE > UINT16_MAX);
+	RTE_ASSERT(n_grp <= HG_MAX_TXQ);
 	for (i = 0; i < s->n; i++) {
-		grp[i] = s->who[i].tenant == HG_STAGE_CORE ? 0 :
-			 (uint8_t)(hg_view(dp, s->who[i].tenant)->rxq % c->n_rxq);
+		grp[i] = (uint8_t)hg_link_txq(dp, s->who[i].tenant == HG_STAGE_CORE ? -1 :
+					      (int)s->who[i].tenant);
 		frames[grp[i]]++;
 	}
-	hg_flush_order(frames, c->n_rxq, order);
-	for (x = 0; x < c->n_rxq; x++) {
+	hg_flush_order(frames, n_grp, order);
+	for (x = 0; x < n_grp; x++) {
 		g = order[x];
 		for (i = 0, k = 0; i < s->n; i++)
 			if (grp[i] == g) {
@@ -186,10 +187,10 @@ send_per_queue(struct hg_dp *dp, struct hg_fp_core *c, uint8_t *left)
 			}
 		if (k == 0)
 			continue;
-		sent = send_ring(dp, c, (uint16_t)(c->idx * c->n_rxq + g), m, idx, k);
+		sent = send_ring(dp, c, hg_link_tx_ring(dp, c, g), m, idx, k);
 		for (i = 0; i < sent; i++)
 			left[idx[i]] = 1;
-		c->rxq[g].tx_pkts += sent;
+		c->txq_pkts[g] += sent;
 		total += sent;
 	}
 	return total;
@@ -204,9 +205,9 @@ hg_fp_flush(struct hg_dp *dp, struct hg_fp_core *c)
 
 	if (n == 0)
 		return 0;
-	if (hg_link_tx_per_queue(dp, c)) {
+	if (hg_link_tx_per_tenant(dp)) {
 		memset(left, 0, n);
-		sent = send_per_queue(dp, c, left);
+		sent = send_per_tenant(dp, c, left);
 	} else {
 		sent = send_ring(dp, c, (uint16_t)c->idx, s->m, NULL, n);
 		memset(left, 1, sent);

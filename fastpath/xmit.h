@@ -38,19 +38,19 @@ unsigned hg_fp_flush(struct hg_dp *dp, struct hg_fp_core *c);
  * lost its answers to one.) Its frame count may be 0: nobody's staged. */
 unsigned hg_stage_loser(struct hg_fp_core *c);
 
-/* The order a flush hands each RX queue's TX ring its frames in (links
- * with a ring per queue, hg_link_tx_per_queue): the ring with the fewest
- * frames first, ties in queue order. Each ring's send copies its frames
- * and may wake its peer (a system call): in queue order, a victim's one
- * answer waited for a flood's 32 of 1400 B and their wake-up. Shortest
- * first, the long ring waits for a short one's send; nobody waits for a
- * long one's. An insertion sort: n <= HG_MAX_RXQ. */
+/* The order a flush hands each tenants' group's TX ring its frames in
+ * (links with a ring per group, hg_link_tx_per_tenant): the ring with the
+ * fewest frames first, ties in group order. Each ring's send copies its
+ * frames and may wake its peer (a system call): in group order, a
+ * victim's one answer waited for a flood's 32 of 1400 B and their
+ * wake-up. Shortest first, the long ring waits for a short one's send;
+ * nobody waits for a long one's. An insertion sort: n <= HG_MAX_TXQ. */
 static inline void
 hg_flush_order(const uint16_t *frames, unsigned n, uint8_t *order)
 {
 	unsigned g, j;
 
-	RTE_ASSERT(n <= HG_MAX_RXQ);
+	RTE_ASSERT(n <= HG_MAX_TXQ);
 	for (g = 0; g < n; g++) {
 		for (j = g; j > 0 && frames[order[j - 1]] > frames[g]; j--)
 			order[j] = order[j - 1];

@@ -93,6 +93,11 @@ static const struct hg_setting settings[] = {
 	  "RX queues per fast-path core: above 1, tenants get queues of their "
 	  "own (rx-queue) where the link steers (a memif peer that reads the "
 	  "map, a NIC's rte_flow); af_packet and tap share one"),
+	D("tx-queues", U64, FIELD(tx_queues), 0, HG_MAX_TXQ, 0, "0", 0, NULL,
+	  "TX rings per fast-path core on a --memif link: each tenant's "
+	  "answers leave by its group's own (tx_queue in tenant list), so "
+	  "they wait behind its group's only, whatever --rx-queues; 0: as "
+	  "many as --rx-queues. Other ports: one TX queue per core"),
 	D("sessions", U64, FIELD(sessions), HG_SESSIONS_MIN, HG_SESSIONS_MAX,
 	  0, "65536", 0, NULL, "RPC session slots per fast-path core; each "
 	  "tenant with RPC ports reserves its max-sessions of them"),

@@ -32,6 +32,7 @@ struct hg_config {
 	char app_cgroup[108];	/* apps' CPU groups per tenant, "" = none */
 	uint64_t fp_cores;
 	uint64_t rx_queues;	/* per fast-path core */
+	uint64_t tx_queues;	/* per fast-path core on memif, 0: rx_queues */
 	uint64_t sessions;	/* RPC session slots per fast-path core */
 	uint64_t refill_ns;
 	uint64_t tick_us;	/* slow path's pace on a shared core */

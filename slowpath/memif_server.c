@@ -613,7 +613,7 @@ hg_memif_open(struct event_base *base, struct hg_dp *dp, const char *path,
 	s->mif = dp->mif;
 	s->base = base;
 	s->n_rx = dp->n_cores * dp->rxq_per_core;
-	s->n_tx = dp->n_cores * dp->rxq_per_core;
+	s->n_tx = dp->n_cores * dp->txq_per_core;
 	RTE_VERIFY(s->n_rx <= HG_MIF_RX_RINGS && s->n_tx <= HG_MIF_TX_RINGS);
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	s->lfd = hg_unix_listen("--memif", path, SOCK_SEQPACKET, mode);

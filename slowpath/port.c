@@ -146,9 +146,11 @@ memif_port(struct hg_dp *dp, struct rte_mempool *pool)
 		return -ENOMEM;
 	dp->mif->room = (uint16_t)(rte_pktmbuf_data_room_size(pool) - RTE_PKTMBUF_HEADROOM);
 	hg_dp_set_rxq(dp, per_core == 1 ? HG_RX_SHARED : HG_RX_PEER, per_core);
-	HG_LOG(INFO, "port memif (%s) up, %u RX queue%s per core (%s), mac "
-	       RTE_ETHER_ADDR_PRT_FMT, hg_cfg.memif, per_core, per_core == 1 ? "" : "s",
-	       hg_port_steering(dp), RTE_ETHER_ADDR_BYTES(&dp->mac));
+	dp->txq_per_core = hg_cfg.tx_queues ? (uint32_t)hg_cfg.tx_queues : per_core;
+	HG_LOG(INFO, "port memif (%s) up, %u RX queue%s per core (%s), %u TX "
+	       "ring%s per core, mac " RTE_ETHER_ADDR_PRT_FMT, hg_cfg.memif, per_core,
+	       per_core == 1 ? "" : "s", hg_port_steering(dp), dp->txq_per_core,
+	       dp->txq_per_core == 1 ? "" : "s", RTE_ETHER_ADDR_BYTES(&dp->mac));
 	return 0;
 }
 
@@ -290,6 +292,10 @@ hg_port_init(struct hg_dp *dp, struct rte_mempool *pool)
 		       "ignored, tenants share its RX queues", info.driver_name, per_core);
 		per_core = 1;
 	}
+	if (hg_cfg.tx_queues > 1)
+		HG_LOG(WARNING, "%s: --tx-queues %lu ignored, a TX queue per core "
+		       "(TX rings per tenant group are memif's, --memif)",
+		       info.driver_name, (unsigned long)hg_cfg.tx_queues);
 	if (reads_every_queue(info.driver_name))
 		rc = spread_ports(dp, ports, n_ports, pool, &conf);
 	else

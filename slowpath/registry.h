@@ -38,6 +38,7 @@ struct hg_tenant_sp {
 	struct hg_tenant_cfg cfg;	/* every setting (tenant_cfg.h) */
 	uint64_t drops_logged[HG_TDROP_N];	/* stats.c's debug log */
 	uint32_t rx_queue;		/* each core's RX queue for its ports */
+	uint32_t tx_queue;		/* each core's TX group for its frames */
 	struct rte_flow *flow;		/* the NIC's rule for them, or NULL */
 	int from_file;			/* declared by the config file */
 	uint64_t preemptions;
@@ -109,6 +110,7 @@ struct hg_registry {
 	int park_ep;
 	/* the memif link's server (--memif), NULL: an ethdev port */
 	struct hg_memif_server *memif;
+	uint32_t txq_tenants[HG_MAX_TXQ];	/* tenants per TX group */
 	struct hg_retired retired[HG_RETIRED_MAX];
 	uint32_t n_retired;
 	/* taken when malloc fails, so that a detach or a release can always

@@ -423,16 +423,28 @@ rx_queue_stats(const struct hg_fp_core *fc, struct hg_arena *a)
 		qs[i]->deferred = LOAD(fc->rxq[i].deferred);
 		qs[i]->has_held = 1;
 		qs[i]->held = LOAD(fc->rxq[i].held);
-		qs[i]->has_tx_packets = 1;
-		qs[i]->tx_packets = LOAD(fc->rxq[i].tx_pkts);
 		qs[i]->has_bursts = 1;
 		qs[i]->bursts = LOAD(fc->rxq[i].bursts);
 	}
 	return qs;
 }
 
+/* The frames each TX group's own ring took (link.h's
+ * hg_link_tx_per_tenant: 0 while the peer gave fewer rings). */
+static uint64_t *
+tx_queue_stats(const struct hg_fp_core *fc, uint32_t n, struct hg_arena *a)
+{
+	uint64_t *v = hg_arena_alloc(a, n * sizeof(*v));
+	uint32_t g;
+
+	RTE_VERIFY(n <= HG_MAX_TXQ);
+	for (g = 0; v != NULL && g < n; g++)
+		v[g] = LOAD(fc->txq_pkts[g]);
+	return v;
+}
+
 static Hg__CoreStats *
-core_stats(const struct hg_fp_core *fc, struct hg_arena *a)
+core_stats(const struct hg_dp *dp, const struct hg_fp_core *fc, struct hg_arena *a)
 {
 	Hg__CoreStats *cs = NEW(a, Hg__CoreStats, core_stats);
 
@@ -447,7 +459,12 @@ core_stats(const struct hg_fp_core *fc, struct hg_arena *a)
 	cs->n_drops = HG_DROP_N;
 	cs->rx_queues = rx_queue_stats(fc, a);
 	cs->n_rx_queues = fc->n_rxq;
-	return cs->drops && cs->rx_queues && cs->counters ? cs : NULL;
+	if (dp->mif != NULL && dp->txq_per_core > 1) {	/* with a peer or not */
+		cs->tx_queue_packets = tx_queue_stats(fc, dp->txq_per_core, a);
+		cs->n_tx_queue_packets = dp->txq_per_core;
+	}
+	return cs->drops && cs->rx_queues && cs->counters &&
+	       (cs->n_tx_queue_packets == 0 || cs->tx_queue_packets) ? cs : NULL;
 }
 
 /* Does a reply show tenant i (all live tenants, or only slot)? */
@@ -518,7 +535,7 @@ hg_stats_collect(struct hg_registry *reg, int slot, struct hg_arena *a)
 	s->has_tsc = 1;
 	s->tsc = rte_rdtsc();
 	for (i = 0; i < n; i++)
-		if ((s->cores[s->n_cores++] = core_stats(&reg->dp->core[i], a)) == NULL)
+		if ((s->cores[s->n_cores++] = core_stats(reg->dp, &reg->dp->core[i], a)) == NULL)
 			return NULL;
 	if ((s->control = NEW(a, Hg__ControlStats, control_stats)) == NULL)
 		return NULL;
@@ -590,6 +607,8 @@ tenant_info(struct hg_registry *reg, unsigned slot,
 	ti->attach_refused = t->attach_refused;
 	ti->has_rx_queue = 1;
 	ti->rx_queue = t->rx_queue;
+	ti->has_tx_queue = 1;
+	ti->tx_queue = t->tx_queue;
 	ti->apps = hg_tenant_apps(t);
 	for (ctx = 0; ctx < HG_MAX_CTX; ctx++)
 		ti->contexts += t->ctx_used[ctx];
@@ -608,6 +627,8 @@ hg_tenants_collect(struct hg_registry *reg, struct hg_arena *a)
 	hg_tenant_cfg_defaults(&def, hg_cfg.cap);
 	l->has_rx_queues_per_core = l->has_fp_cores = 1;
 	l->rx_queues_per_core = reg->dp->rxq_per_core;
+	l->has_tx_queues_per_core = 1;
+	l->tx_queues_per_core = reg->dp->txq_per_core;
 	l->fp_cores = reg->dp->n_cores;
 	l->has_link_queues = 1;
 	for (i = 0; i < reg->dp->n_cores; i++)

@@ -274,6 +274,25 @@ pick_rx_queue(const struct hg_registry *reg, const struct hg_tenant_cfg *c,
 	return 0;
 }
 
+/* The TX group a new tenant's frames leave by on each core (link.h's
+ * hg_link_tx_per_tenant): its RX queue's where there are as many groups
+ * as RX queues (a queue's answers on its own ring, as a peer that reads
+ * the RX map expects), else the group fewest tenants share. Group 0 also
+ * takes the core's own frames (ARP, ICMP): it counts as one tenant more. */
+static uint32_t
+pick_tx_queue(const struct hg_registry *reg, uint32_t rxq)
+{
+	uint32_t g, q = 0, n = reg->dp->txq_per_core;
+
+	RTE_VERIFY(n >= 1 && n <= HG_MAX_TXQ);
+	if (n == reg->dp->rxq_per_core)
+		return rxq;
+	for (g = 1; g < n; g++)
+		if (reg->txq_tenants[g] < reg->txq_tenants[q] + (q == 0))
+			q = g;
+	return q;
+}
+
 /* A NIC that steers by rte_flow gets a rule for the tenant's ports; one
  * it refuses leaves them on the first queue, said in the log. */
 static void
@@ -339,6 +358,7 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	t->cfg = *c;
 	t->rx_queue = rxq;
+	t->tx_queue = pick_tx_queue(reg, rxq);
 	t->pool = 16;
 	t->next_update = 0;
 	rc = hg_region_create(&t->region, tn, name, slot, reg->dp->n_cores, err,
@@ -370,14 +390,15 @@ hg_tenant_add(struct hg_registry *reg, const char *name,
 			hg_publish_port(reg, p, HG_PORT_ENTRY(slot, -1));
 	steer_ports(reg, t);
 	__atomic_fetch_add(&reg->dp->rxq_tenants[t->rx_queue], 1, __ATOMIC_RELEASE);
+	reg->txq_tenants[t->tx_queue]++;
 	hg_aset_add(&reg->dp->active, (unsigned)slot);
 	__atomic_fetch_add(&reg->dp->n_active, 1, __ATOMIC_RELEASE);
 	hg_tset_add(&reg->awake, (unsigned)slot);
 	pthread_mutex_unlock(&reg->lock);
 	hg_cg_tenant(name, c->weight);
-	HG_LOG(INFO, "tenant %s added (slot %d, weight %g, cap %lu, rx queue %u)",
-	       name, slot, (double)c->weight / HG_WEIGHT_ONE, (unsigned long)c->cap,
-	       t->rx_queue);
+	HG_LOG(INFO, "tenant %s added (slot %d, weight %g, cap %lu, rx queue %u, "
+	       "tx group %u)", name, slot, (double)c->weight / HG_WEIGHT_ONE,
+	       (unsigned long)c->cap, t->rx_queue, t->tx_queue);
 	return 0;
 }
 
@@ -486,6 +507,7 @@ hg_tenant_del(struct hg_registry *reg, const char *name, char *err)
 	hg_flow_remove(reg->dp, t->flow);
 	t->flow = NULL;
 	__atomic_fetch_sub(&reg->dp->rxq_tenants[t->rx_queue], 1, __ATOMIC_RELEASE);
+	reg->txq_tenants[t->tx_queue]--;
 	(void)hg_publish_state(reg, slot, HG_TENANT_DYING);	/* no memory */
 	hg_aset_del(&reg->dp->active, (unsigned)slot);
 	__atomic_fetch_sub(&reg->dp->n_active, 1, __ATOMIC_RELEASE);

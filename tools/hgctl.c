@@ -206,13 +206,14 @@ tenant_json(const Hg__TenantInfo *t)
 	for (i = 0; i < t->n_bound_ports; i++)
 		json_array_append_new(bound, json_integer(t->bound_ports[i]));
 	settings_into(j, t->settings, t->n_settings);
-	json_object_update_new(j, json_pack("{s:i, s:i, s:o, s:I, s:I, s:I, s:I, s:{s:I, s:i}, s:o}",
+	json_object_update_new(j, json_pack("{s:i, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:{s:I, s:i}, s:o}",
 		"apps", (int)t->apps, "contexts", (int)t->contexts,
 		"bound_ports", bound,
 		"effective_cap", (json_int_t)t->effective_cap,
 		"cost_per_datagram", (json_int_t)t->cost,
 		"attach_refused", (json_int_t)t->attach_refused,
 		"rx_queue", (json_int_t)t->rx_queue,
+		"tx_queue", (json_int_t)t->tx_queue,
 		"steering", "preemptions", (json_int_t)t->steering->preemptions,
 		"congested_apps", (int)t->steering->congested_apps,
 		"credits", credits_json(t->credits)));
@@ -230,8 +231,9 @@ p_tenant_list(const Hg__Response *rsp, const struct opts *o)
 
 		for (i = 0; i < l->n_tenants; i++)
 			json_array_append_new(arr, tenant_json(l->tenants[i]));
-		return emit_json(json_pack("{s:o, s:i, s:i, s:i, s:s}", "tenants", arr,
+		return emit_json(json_pack("{s:o, s:i, s:i, s:i, s:i, s:s}", "tenants", arr,
 					   "rx_queues_per_core", (int)l->rx_queues_per_core,
+					   "tx_queues_per_core", (int)l->tx_queues_per_core,
 					   "fp_cores", (int)l->fp_cores,
 					   "link_queues", (int)l->link_queues, "rx_steering",
 					   l->rx_steering ? l->rx_steering : "shared queue"));
@@ -242,14 +244,15 @@ p_tenant_list(const Hg__Response *rsp, const struct opts *o)
 	       l->rx_steering ? l->rx_steering : "shared queue");
 	if (l->link_queues > l->rx_queues_per_core * l->fp_cores)
 		printf(", %u link queues read, each shared", l->link_queues);
-	printf("\n");
-	printf("%-20s %4s %4s %4s %3s %8s  %s\n", "NAME", "ID", "APPS", "CTXS",
-	       "RXQ", "EFF.CAP", "SETTINGS (not defaults)");
+	printf("; TX: %u group%s per core\n", l->tx_queues_per_core,
+	       l->tx_queues_per_core == 1 ? "" : "s");
+	printf("%-20s %4s %4s %4s %3s %3s %8s  %s\n", "NAME", "ID", "APPS", "CTXS",
+	       "RXQ", "TXQ", "EFF.CAP", "SETTINGS (not defaults)");
 	for (i = 0; i < l->n_tenants; i++) {
 		const Hg__TenantInfo *t = l->tenants[i];
 
-		printf("%-20s %4u %4u %4u %3u %8" PRIu64 "  ", t->name, t->id, t->apps,
-		       t->contexts, t->rx_queue, t->effective_cap);
+		printf("%-20s %4u %4u %4u %3u %3u %8" PRIu64 "  ", t->name, t->id, t->apps,
+		       t->contexts, t->rx_queue, t->tx_queue, t->effective_cap);
 		print_set(t->settings, t->n_settings);
 	}
 	return 0;
@@ -588,25 +591,38 @@ rx_queues_json(const Hg__CoreStats *c)
 	size_t i;
 
 	for (i = 0; i < c->n_rx_queues; i++)
-		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:I}",
+		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:I, s:I, s:I, s:I}",
 			"port", (int)c->rx_queues[i]->port,
 			"queue", (int)c->rx_queues[i]->queue,
 			"group", (int)c->rx_queues[i]->group,
 			"packets", (json_int_t)c->rx_queues[i]->packets,
 			"deferred", (json_int_t)c->rx_queues[i]->deferred,
 			"held", (json_int_t)c->rx_queues[i]->held,
-			"tx_packets", (json_int_t)c->rx_queues[i]->tx_packets,
 			"bursts", (json_int_t)c->rx_queues[i]->bursts));
+	return a;
+}
+
+/* The frames each TX group's own ring took, by group: [] where every
+ * frame leaves by the core's one queue. */
+static json_t *
+tx_queues_json(const Hg__CoreStats *c)
+{
+	json_t *a = json_array();
+	size_t g;
+
+	for (g = 0; g < c->n_tx_queue_packets; g++)
+		json_array_append_new(a, json_integer((json_int_t)c->tx_queue_packets[g]));
 	return a;
 }
 
 static json_t *
 core_stats_json(const Hg__CoreStats *c)
 {
-	return counters_into(json_pack("{s:i, s:i, s:o, s:o}", "core", (int)c->core,
+	return counters_into(json_pack("{s:i, s:i, s:o, s:o, s:o}", "core", (int)c->core,
 				       "rx_interrupts", (int)c->rx_interrupts,
 				       "drops", drops_json(c->drops, c->n_drops),
-				       "rx_queues", rx_queues_json(c)),
+				       "rx_queues", rx_queues_json(c),
+				       "tx_queues", tx_queues_json(c)),
 			     c->counters, c->n_counters);
 }
 

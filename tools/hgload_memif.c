@@ -401,8 +401,9 @@ hgl_memif_poll(uint64_t max_ns,
 }
 
 static unsigned ring_of(unsigned f, uint16_t dport);
+static unsigned back_of(unsigned f, uint16_t dport);
 static uint64_t timed_rings(const struct hgl_memif_cfg *c);
-static uint64_t sunk_rings(const struct hgl_memif_cfg *c, uint64_t replayed);
+static uint64_t sunk_rings(const struct hgl_memif_cfg *c);
 static uint64_t timed_ring_bits(const struct hgl_memif_cfg *c);
 
 static void
@@ -454,11 +455,12 @@ hgl_memif_open(const struct hgl_memif_cfg *c, char *err, size_t n)
 		}
 		mf.own[q]->replays++;
 	}
-	sunk = sunk_rings(c, deep);
-	/* a ring back per RX queue too: the daemon sends each queue's
+	sunk = sunk_rings(c);
+	/* a ring back per TX group too: the daemon sends each group's
 	 * answers on its own, so the victim's wait behind its own only; a
 	 * sunk one as deep as its replay's, released as seldom */
-	if (hg_mc_connect(&mf.mc, c->socket, hg_rx_map_rings(&mf.map), hg_rx_map_rings(&mf.map),
+	if (hg_mc_connect(&mf.mc, c->socket, hg_rx_map_rings(&mf.map),
+			  hg_rx_map_back_rings(&mf.map),
 			  c->ring_log2 ? c->ring_log2 : LOG2_RING, deep, sunk, BSIZE,
 			  (size_t)HGL_BLAST_FLOWS * FRAME_MAX * 2, err, n) < 0)
 		return -1;
@@ -477,44 +479,46 @@ hgl_memif_open(const struct hgl_memif_cfg *c, char *err, size_t n)
 	}
 	/* after ARP, whose answer comes on the daemon's first ring */
 	hg_mc_set_quiet(&mf.mc, c->n_timed > 0 ? ~timed_rings(c) : 0);
-	if (mf.mc.n_s2c >= hg_rx_map_rings(&mf.map))
+	if (mf.mc.n_s2c >= hg_rx_map_back_rings(&mf.map))
 		hg_mc_set_sunk(&mf.mc, sunk);
 	return 0;
 }
 
 /* The S2C rings a replay gives back unread (hg_mc_set_sunk): where the
- * daemon has a queue per tenant group, those of exactly one replay that
- * no timed load's answers come on. A flood's answers go to the flood's
- * host, not the prober's: parsed by the prober (SCHED_FIFO, on CPU 0
- * with the apps), 1.8 M answers a second of 1024 B took 15% of that
- * CPU, and the victim's answer waited behind them (bench/isolation: 16
- * us of its 48 us p50 after the daemon had sent it, 4 us alone). */
+ * daemon has a TX group per tenant group, those that carry exactly one
+ * replay's answers and no timed load's. A flood's answers go to the
+ * flood's host, not the prober's: parsed by the prober (SCHED_FIFO, on
+ * CPU 0 with the apps), 1.8 M answers a second of 1024 B took 15% of
+ * that CPU, and the victim's answer waited behind them (bench/isolation:
+ * 16 us of its 48 us p50 after the daemon had sent it, 4 us alone). */
 static uint64_t
-sunk_rings(const struct hgl_memif_cfg *c, uint64_t replayed)
+sunk_rings(const struct hgl_memif_cfg *c)
 {
-	uint64_t timed = timed_ring_bits(c), sunk = 0;
+	uint64_t timed = timed_ring_bits(c), once = 0, more = 0, b;
 	unsigned r;
 
-	if (c->n_timed == 0 || hg_rx_map_rings(&mf.map) < 2)
+	if (c->n_timed == 0 || hg_rx_map_back_rings(&mf.map) < 2)
 		return 0;
-	for (r = 0; r < HG_RX_MAP_RINGS && r < 64; r++)
-		if ((replayed & ~timed) >> r & 1 && mf.own[r]->replays == 1)
-			sunk |= 1ull << r;
-	return sunk;
+	for (r = 0; r < c->n_blast && r < MAX_REPLAYS; r++) {
+		b = 1ull << (back_of(c->blast[r].flow0, c->blast[r].dport) % 64u);
+		more |= once & b;
+		once |= b;
+	}
+	return once & ~more & ~timed;
 }
 
 /* The S2C rings the timed loads' answers come back on: the daemon sends
- * an RX queue's answers on the ring of that queue's number when the peer
- * gave one per queue (fastpath/link.h), else on its core's: then any. */
+ * a TX group's answers on the ring of that group's number when the peer
+ * gave one per group (fastpath/link.h), else on its core's: then any. */
 static uint64_t
 timed_rings(const struct hgl_memif_cfg *c)
 {
-	if (mf.mc.n_s2c < hg_rx_map_rings(&mf.map))
+	if (mf.mc.n_s2c < hg_rx_map_back_rings(&mf.map))
 		return UINT64_MAX;
 	return timed_ring_bits(c);
 }
 
-/* The rings the map sends the timed loads' flows on. */
+/* The rings back the timed loads' answers come on, by the map. */
 static uint64_t
 timed_ring_bits(const struct hgl_memif_cfg *c)
 {
@@ -523,7 +527,7 @@ timed_ring_bits(const struct hgl_memif_cfg *c)
 
 	for (k = 0; k < c->n_timed && k < RTE_DIM(c->timed); k++)
 		for (f = 0; f < c->timed[k].flows && f < 64u * HG_RX_MAP_RINGS; f++)
-			rings |= 1ull << (ring_of(c->timed[k].flow0 + f, c->timed[k].dport) % 64u);
+			rings |= 1ull << (back_of(c->timed[k].flow0 + f, c->timed[k].dport) % 64u);
 	return rings;
 }
 
@@ -542,6 +546,14 @@ static unsigned
 ring_of(unsigned f, uint16_t dport)
 {
 	return hg_rx_map_ring(&mf.map, HGL_MEMIF_PORT0 + f, rte_be_to_cpu_16(dport));
+}
+
+/* The ring back their answers come on, where the daemon has a ring per
+ * TX group (timed_rings). */
+static unsigned
+back_of(unsigned f, uint16_t dport)
+{
+	return hg_rx_map_back(&mf.map, HGL_MEMIF_PORT0 + f, rte_be_to_cpu_16(dport));
 }
 
 int
@@ -563,6 +575,7 @@ hgl_memif_send(unsigned f, uint16_t dport, const void *payload, size_t len)
 /* The replay's frames, built once in the region's extra area. */
 struct replay {
 	unsigned id, ring, nf;
+	unsigned back;		/* the S2C ring of its answers (back_of) */
 	uint32_t off[HGL_BLAST_FLOWS];
 	uint16_t len[HGL_BLAST_FLOWS];
 };
@@ -588,6 +601,7 @@ replay_build(const struct hgl_blast *b, struct replay *rp)
 	/* one ring for the blast: its first flow's (a daemon of several
 	 * cores gets the whole flood on one of them) */
 	rp->ring = ring_of(b->flow0, b->dport);
+	rp->back = back_of(b->flow0, b->dport);
 	rp->id = __atomic_add_fetch(&mf.replays, 1, __ATOMIC_RELAXED);
 	if (rp->id > MAX_REPLAYS || mf.own[rp->ring] == NULL)
 		return -1;	/* a ring made for it at open (hgl_memif_cfg.blast) */
@@ -630,8 +644,8 @@ replay_push(struct replay *rp)
 static void
 replay_sink(const struct replay *rp, const struct hgl_blast *b)
 {
-	if (mf.mc.sunk >> rp->ring & 1)
-		atomic_fetch_add_explicit(b->answers, hg_mc_rx_release(&mf.mc, rp->ring),
+	if (rp->back < 64 && mf.mc.sunk >> rp->back & 1)
+		atomic_fetch_add_explicit(b->answers, hg_mc_rx_release(&mf.mc, rp->back),
 					  memory_order_relaxed);
 }
 

@@ -5,8 +5,11 @@
  * `hgctl tenant list --json`. A datagram for a tenant's port goes to ring
  * core x rx_queues_per_core + the tenant's rx_queue, the core chosen by a
  * hash of its flow; anything else (ARP, ports of no tenant) to ring 0.
- * Without a map a peer opens one ring each way, as for a daemon started
- * with --rx-queues 1.
+ * Its answers come back on ring core x tx_queues_per_core + the tenant's
+ * tx_queue, if the peer gave that many back (hg_rx_map_back_rings). A map
+ * of a daemon older than TX groups has them as its RX queues. Without a
+ * map a peer opens one ring each way, as for a daemon started with
+ * --rx-queues 1.
  */
 #ifndef HG_TOOLS_RX_MAP_H
 #define HG_TOOLS_RX_MAP_H
@@ -19,7 +22,9 @@
 struct hg_rx_map {
 	unsigned cores;		/* the daemon's TX queues: our RX rings */
 	unsigned per_core;	/* its RX queues per core */
+	unsigned tx_per_core;	/* its TX groups per core */
 	uint8_t group[65536];	/* rx_queue of each UDP port (host order) */
+	uint8_t tx_group[65536];	/* tx_queue of each UDP port */
 };
 
 /* One ring each way, every port on it. */
@@ -33,6 +38,21 @@ static inline unsigned
 hg_rx_map_rings(const struct hg_rx_map *m)
 {
 	return m->cores * m->per_core;
+}
+
+/* Rings back from the daemon that carry each TX group's frames apart. */
+static inline unsigned
+hg_rx_map_back_rings(const struct hg_rx_map *m)
+{
+	return m->cores * m->tx_per_core;
+}
+
+/* The ring back the answer to a datagram to dport (host order) of a flow
+ * with hash h comes on, where the peer gave hg_rx_map_back_rings. */
+static inline unsigned
+hg_rx_map_back(const struct hg_rx_map *m, uint32_t h, uint16_t dport)
+{
+	return (h % m->cores) * m->tx_per_core + m->tx_group[dport];
 }
 
 /* The ring for a datagram to dport (host order) of a flow with hash h. */

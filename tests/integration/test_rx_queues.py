@@ -18,6 +18,11 @@ def rx_queues(d):
     return {q["group"]: q for q in d.stats()["cores"][0]["rx_queues"]}
 
 
+def tx_queues(d):
+    """Frames sent on each TX group's own ring of core 0, by group."""
+    return d.stats()["cores"][0]["tx_queues"]
+
+
 def test_af_packet_reports_a_shared_queue(net):
     d = Daemon(f"{net.ns[3:]}q", f"net_af_packet0,iface={net.host_if}",
                extra=["--rx-queues", "4"])
@@ -89,19 +94,21 @@ def test_the_bridge_steers_each_tenant_to_its_queue(net, mq):
 
 
 def test_each_queue_answers_on_a_tx_ring_of_its_own(mq):
-    """hgload gives a ring back per RX queue: each tenant's answers leave
-    on its queue's own, as from a NIC's TX queue per tenant, and wait
-    behind nobody else's; the sink, which answers nothing, sends none."""
-    q = {t["name"]: t["rx_queue"] for t in mq.tenants().values()}
-    before = rx_queues(mq)
+    """hgload gives a ring back per TX group, as many as RX queues by
+    default, each tenant's its RX queue's: each tenant's answers leave on
+    its own, as from a NIC's TX queue per tenant, and wait behind nobody
+    else's; the sink, which answers nothing, sends none."""
+    q = {t["name"]: t["tx_queue"] for t in mq.tenants().values()}
+    assert q == {t["name"]: t["rx_queue"] for t in mq.tenants().values()}
+    before = tx_queues(mq)
     cmd = ["taskset", "-c", "0", os.path.join(BIN, "hgload"), "--memif", mq.memif,
            "--rx-map", mq.rx_map(), "--target", f"{DAEMON_IP}:{VICTIM}", "--rate", "500",
            "--duration", "0.5", "--json", "--and", "--target", f"{DAEMON_IP}:{PINNED}",
            "--rate", "300", "--duration", "0.5"]
     victim, pinned = json.loads(subprocess.run(cmd, capture_output=True, text=True, timeout=60,
                                                check=True).stdout)
-    after = rx_queues(mq)
-    sent = {g: after[g]["tx_packets"] - before[g]["tx_packets"] for g in after}
+    after = tx_queues(mq)
+    sent = [a - b for a, b in zip(after, before)]
     assert sent[q["victim"]] >= victim["received"] > 0, (sent, victim)
     assert sent[q["pinned"]] >= pinned["received"] > 0, (sent, pinned)
     assert sent[q["sink0"]] == 0, sent
@@ -129,11 +136,11 @@ def test_a_floods_answers_are_counted_unread_on_a_ring_of_their_own(mq):
     hgload's replay gives them back unread and counts them, and its
     receiver, which times the victim, never sees them. Every answer
     counted is one the daemon sent on that queue's ring."""
-    q = {t["name"]: t["rx_queue"] for t in mq.tenants().values()}
-    before = rx_queues(mq)
+    q = {t["name"]: t["tx_queue"] for t in mq.tenants().values()}
+    before = tx_queues(mq)
     victim, blast = run(mq, mq.rx_map(), secs=1.0, port=PINNED)
-    after = rx_queues(mq)
-    sent = after[q["pinned"]]["tx_packets"] - before[q["pinned"]]["tx_packets"]
+    after = tx_queues(mq)
+    sent = after[q["pinned"]] - before[q["pinned"]]
     assert victim["lost"] == 0 and victim["send_errors"] == 0, victim
     # what still came after the replay's last look is not counted
     assert 0.5 * sent <= blast["received"] <= sent, (sent, blast)
@@ -250,3 +257,44 @@ def test_without_protection_no_queue_waits(mq):
     finally:
         mq.hgctl("config", "set", "protection", "on")
     assert all(after[g]["deferred"] == before[g]["deferred"] for g in after), (before, after)
+
+
+ECHOED = 7650
+
+
+@pytest.fixture(scope="module")
+def shared_rx(net):
+    """A memif daemon with one shared RX queue and three TX groups per
+    core: a victim (hg-echo), an RX-only sink and an echoed flood's
+    tenant."""
+    def echoed(d, apps):
+        d.hgctl("tenant", "add", "echoed", "--ports", f"{ECHOED}-{ECHOED}")
+        apps.append(d.echo("echoed", ECHOED, cpus="0"))
+    with victim_and_sink(f"{os.getpid() % 10000}txq", VICTIM, SINK,
+                         extra=["--rx-queues", "1", "--tx-queues", "3"], mac=net.mac,
+                         more=echoed) as d:
+        yield d
+
+
+def test_on_a_shared_queue_each_tenant_answers_on_a_ring_of_its_own(shared_rx):
+    """TX groups are the link's, whatever RX can steer: on one shared RX
+    queue, each tenant still has a ring back of its own (the fewest
+    shared; group 0's also carries ARP), `tenant list` says which, and a
+    flood's answers on theirs are given back unread by hgload while the
+    victim's come on the victim's."""
+    lst = json.loads(shared_rx.hgctl("tenant", "list", "--json").stdout)
+    g = {t["name"]: t["tx_queue"] for t in lst["tenants"]}
+    assert (lst["rx_queues_per_core"], lst["tx_queues_per_core"]) == (1, 3), lst
+    assert {t["rx_queue"] for t in lst["tenants"]} == {0}, lst
+    assert sorted(g.values()) == [0, 1, 2], g
+    assert "TX: 3 groups per core" in shared_rx.hgctl("tenant", "list").stdout
+    before = tx_queues(shared_rx)
+    victim, blast = run(shared_rx, shared_rx.rx_map(), secs=1.0, port=ECHOED)
+    after = tx_queues(shared_rx)
+    sent = [a - b for a, b in zip(after, before)]
+    assert victim["lost"] == 0 and victim["send_errors"] == 0, victim
+    assert sent[g["victim"]] >= victim["received"] > 0, (sent, victim)
+    assert sent[g["sink0"]] == 0, sent
+    # counted unread on the flood's ring; what came after the replay's
+    # last look is not counted
+    assert 1000 < blast["received"] <= sent[g["echoed"]], (sent, blast)

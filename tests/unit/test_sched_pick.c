@@ -256,17 +256,20 @@ Test(sched_pick, a_sleeping_worker_is_woken_before_a_neighbours_answers)
 	cr_assert(!hg_bells_behind(dp, c), "nobody delivered to");
 }
 
-/* Where each queue answers on a TX ring of its own, what SCHED staged
- * leaves before the next tenant's batch is built (hg_sched_flush_between):
- * a victim's answer served first waited for the flood's batch and its
- * copy. Not on one shared ring, not with protection off, not at the
- * lap's end or for the same tenant, and not with nothing staged. */
+/* Where each tenants' group answers on a TX ring of its own, what SCHED
+ * staged leaves before the next tenant's batch is built
+ * (hg_sched_flush_between): a victim's answer served first waited for the
+ * flood's batch and its copy. So too behind one shared RX queue (the
+ * groups are TX's: --tx-queues). Not on one shared ring, not with
+ * protection off, not at the lap's end or for the same tenant, and not
+ * with nothing staged. */
 Test(sched_pick, a_funded_answer_leaves_before_the_next_tenants_batch)
 {
 	struct hg_tx_stage *s = &c->stage;
 
-	hg_dp_set_rxq(dp, HG_RX_PEER, 3);
-	link_with_rings(3);
+	hg_dp_set_rxq(dp, HG_RX_SHARED, 1);
+	dp->txq_per_core = 3;
+	link_with_rings(1);
 	conn->n_tx = 3;
 	s->who[s->n++] = (struct hg_stage_who){ .tenant = 0, .len = 64 };
 	cr_assert(hg_sched_flush_between(dp, c, 1, 0, 1));
@@ -276,6 +279,9 @@ Test(sched_pick, a_funded_answer_leaves_before_the_next_tenants_batch)
 	conn->n_tx = 1;
 	cr_assert(!hg_sched_flush_between(dp, c, 1, 0, 1), "one ring for all");
 	conn->n_tx = 3;
+	dp->txq_per_core = 1;
+	cr_assert(!hg_sched_flush_between(dp, c, 1, 0, 1), "one TX group");
+	dp->txq_per_core = 3;
 	s->n = 0;
 	cr_assert(!hg_sched_flush_between(dp, c, 1, 0, 1), "nothing staged");
 	dp->mif = NULL;

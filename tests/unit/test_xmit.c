@@ -9,6 +9,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "../../fastpath/link.h"
 #include "../../fastpath/memif.h"
 #include "../../fastpath/xmit.h"
 
@@ -111,6 +112,35 @@ Test(xmit, a_flush_sends_the_ring_with_fewest_frames_first)
 		cr_assert_eq(order[i], want[i], "place %u: queue %u, not %u", i, order[i], want[i]);
 	hg_flush_order(frames, 1, order);
 	cr_assert_eq(order[0], 0);
+}
+
+/* Each tenant's frames leave by its TX group's ring on every core, the
+ * core's own (ARP) by group 0's, whatever the RX queues; per tenant only
+ * where the peer gave a ring per group on every core. */
+Test(xmit, a_tenants_frames_leave_by_its_tx_groups_ring)
+{
+	static struct hg_tenant_view v[2] = { { .txq = 2 }, { .txq = 1 } };
+	struct hg_dp *two = hg_dp_new(2);
+
+	cr_assert(two != NULL);
+	two->view[0] = &v[0];
+	two->view[1] = &v[1];
+	two->txq_per_core = 3;
+	cr_assert_eq(hg_link_txq(two, 0), 2);
+	cr_assert_eq(hg_link_txq(two, 1), 1);
+	cr_assert_eq(hg_link_txq(two, -1), 0, "the core's own frames");
+	cr_assert_eq(hg_link_tx_ring(two, &two->core[1], hg_link_txq(two, 0)), 3 + 2);
+	cr_assert(!hg_link_tx_per_tenant(two), "no memif link");
+	two->mif = &mif;
+	conn->n_tx = 5;
+	cr_assert(!hg_link_tx_per_tenant(two), "5 rings: not 3 on each of 2 cores");
+	conn->n_tx = 6;
+	cr_assert(hg_link_tx_per_tenant(two));
+	two->txq_per_core = 1;
+	cr_assert(!hg_link_tx_per_tenant(two), "one group: the core's ring");
+	two->mif = NULL;
+	two->view[0] = two->view[1] = &hg_view_none;
+	hg_dp_free(two);
 }
 
 /* A peer asleep on its ring is woken once ahead of the frames on their
