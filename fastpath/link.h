@@ -67,11 +67,14 @@ hg_link_tx_per_tenant(const struct hg_dp *dp)
 }
 
 /* Tenant t's TX group on every core: an index below txq_per_core, the
- * core's own frames (ARP, ICMP) group 0's. */
+ * core's own frames (ARP, ICMP) group 0's. A compare, not a modulo: it is
+ * asked for every frame a flush sends. */
 static inline unsigned
 hg_link_txq(const struct hg_dp *dp, int t)
 {
-	return t < 0 ? 0 : hg_view(dp, (unsigned)t)->txq % dp->txq_per_core;
+	unsigned g = t < 0 ? 0 : hg_view(dp, (unsigned)t)->txq;
+
+	return g < dp->txq_per_core ? g : 0;
 }
 
 /* The ring of TX group g on core c, where hg_link_tx_per_tenant. */

@@ -3,8 +3,8 @@
  * libFuzzer target: what a memif peer reads and steers by (tools/rx_map.c):
  * the daemon's RX map as JSON (the input, written to a memory file) and a
  * frame's ring (the same bytes as a frame from the wire, through the map
- * that loaded or the single-ring one). A ring is always one the peer
- * opened. */
+ * that loaded or the single-ring one), and a port's ring back. A ring is
+ * always one the peer opened. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -28,11 +28,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (hg_rx_map_load(&map, path, err, sizeof(err)) == 0 &&
-	    (map.cores == 0 || map.per_core == 0 ||
-	     hg_rx_map_rings(&map) > HG_RX_MAP_RINGS))
+	    (map.cores == 0 || map.per_core == 0 || map.tx_per_core == 0 ||
+	     hg_rx_map_rings(&map) > HG_RX_MAP_RINGS ||
+	     hg_rx_map_back_rings(&map) > HG_RX_MAP_RINGS))
 		abort();
 	close(fd);
 	if (hg_rx_map_frame(&map, data, size) >= hg_rx_map_rings(&map))
+		abort();
+	/* any port's answers come back on a ring the peer opened */
+	if (hg_rx_map_back(&map, (uint32_t)size,
+			   (uint16_t)(size >= 2 ? data[0] << 8 | data[1] : 0)) >=
+	    hg_rx_map_back_rings(&map))
 		abort();
 	return 0;
 }

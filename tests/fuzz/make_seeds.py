@@ -183,6 +183,9 @@ def main():
     write("rx_map", "map", b'{"tenants": [{"name": "a", "ports": "7000-7009", '
           b'"rx_queue": 1}, {"name": "b", "ports": "none", "rx_queue": 0}], '
           b'"rx_queues_per_core": 4, "fp_cores": 2, "rx_steering": "memif peer"}')
+    write("rx_map", "tx_groups", b'{"tenants": [{"name": "a", "ports": "7000", "rx_queue": 0, '
+          b'"tx_queue": 2}, {"name": "b", "ports": "7100", "rx_queue": 0, "tx_queue": 1}], '
+          b'"rx_queues_per_core": 1, "tx_queues_per_core": 3, "fp_cores": 2}')
     write("rx_map", "frame", udp(7000, b"hello"))
     write("memif", "frames", memif_region([(0, 0, udp(7000, b"hello"))] * 3))
     write("memif", "lies", memif_region([(1, 0, udp(7000, b"chained")),
