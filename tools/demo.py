@@ -9,7 +9,10 @@ no cost to the host; 1-3% of CPU 0), answered by the neighbour's own echo
 app. No synthetic work per datagram. The victim's latency is measured
 alone, then under the flood with time protection off and on (hgctl
 config set protection off|on, live); both share the port's one RX queue,
-as tenants behind a NIC without flow steering do.
+as tenants behind a NIC without flow steering do. Each tenant's answers
+leave by a ring back of its own (--tx-queues 2, read from the daemon's
+RX map), as they would go to two hosts: hgload counts the neighbour's
+unread, and the victim's never wait behind them in hgload's receiver.
 
 The daemon serves memif itself (--memif: hgload is its peer on the same
 host), so what is measured is the datapath, not the kernel's veth. The
@@ -33,12 +36,14 @@ def stopped(signum, frame):
     raise SystemExit(128 + signum)
 
 
-def load(d, blast):
-    """One hgload over the daemon's memif port: the victim's timed load
-    and, with blast, the neighbour's flood beside it. Their results."""
+def load(d, blast, rx_map):
+    """One hgload over the daemon's memif port, steered by rx_map (the
+    daemon's map's file): the victim's timed load and, with blast, the
+    neighbour's flood beside it. Their results."""
     cmd = ["taskset", "-c", "0", os.path.join(BIN, "hgload"), "--memif", d.memif,
-           "--target", f"{DAEMON_IP}:{VICTIM}", "--rate", str(RATE), "--duration",
-           str(SECONDS), "--flows", "1", "--size", "64", "--timeout-ms", "1000", "--json"]
+           "--rx-map", rx_map, "--target", f"{DAEMON_IP}:{VICTIM}", "--rate", str(RATE),
+           "--duration", str(SECONDS), "--flows", "1", "--size", "64", "--timeout-ms",
+           "1000", "--json"]
     if blast:
         cmd += ["--and", "--target", f"{DAEMON_IP}:{NOISY}", "--blast", "--rate", "1",
                 "--duration", str(SECONDS), "--flows", "16", "--size", str(NOISY_SIZE), "--json"]
@@ -57,10 +62,10 @@ def victim_drops(d):
     return tenant_drops(d.tenant_stats("victim"))
 
 
-def step(d, label, blast):
+def step(d, rx_map, label, blast):
     b0, hz = busy(d)
     dr0 = victim_drops(d)
-    res = load(d, blast)
+    res = load(d, blast, rx_map)
     b1, _ = busy(d)
     dr1 = victim_drops(d)
     v = res[0]
@@ -102,7 +107,7 @@ def verdict(alone, off, on):
 
 def main():
     signal.signal(signal.SIGTERM, stopped)
-    d = memif_daemon(f"demo{os.getpid() % 1000}", extra=("--idle", "sleep"))
+    d = memif_daemon(f"demo{os.getpid() % 1000}", extra=("--idle", "sleep", "--tx-queues", "2"))
     apps = []
     try:
         d.hgctl("tenant", "add", "victim", "--ports", str(VICTIM))
@@ -114,11 +119,12 @@ def main():
         print(f"Two tenants on one fast-path core (CPU 1); apps and clients on CPU 0.\n"
               f"victim: {RATE:,} req/s of 64 B; noisy neighbour: a flood of {NOISY_SIZE} B "
               f"datagrams (16 flows), echoed.\n", flush=True)
-        rows = [step(d, "alone", False)]
+        rx_map = d.rx_map()
+        rows = [step(d, rx_map, "alone", False)]
         d.hgctl("config", "set", "protection", "off")
-        rows.append(step(d, "flooded, protection off", True))
+        rows.append(step(d, rx_map, "flooded, protection off", True))
         d.hgctl("config", "set", "protection", "on")
-        rows.append(step(d, "flooded, protection on", True))
+        rows.append(step(d, rx_map, "flooded, protection on", True))
         print(verdict(*rows))
     finally:
         for a in apps:
