@@ -227,12 +227,20 @@ class Bench:
         self.apps.append(e)
 
     def close(self):
+        """Stops the apps, the daemons and the network. A daemon that did
+        not exit cleanly fails the bench, after the cleanup: its figures
+        are not to be kept (the bench never looked before, and one
+        crash at exit would have gone unseen)."""
         for a in self.apps:
             a.stop()
-        for d in self.daemons:
-            d.stop()
+        died = [(d, d.stop()) for d in self.daemons]
         if self.net:
             self.net.close()
+        for d, rc in died:
+            if rc != 0:
+                tail = "\n".join(d.said.splitlines()[-10:])
+                raise RuntimeError(f"hourglassd ({d.prefix}) exited with {rc}; "
+                                   f"its last lines:\n{tail}")
 
     def __enter__(self):
         return self
