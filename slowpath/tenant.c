@@ -244,6 +244,21 @@ free_tenant(struct hg_registry *reg, int slot)
 	memset(&reg->dp->tenant[slot], 0, sizeof(reg->dp->tenant[slot]));
 }
 
+/* Of n queues with tenants[g] tenants each (atomic: the cores read the
+ * RX counts), the one fewest share; queue 0 counts one more, for what
+ * belongs to no tenant (ARP, ICMP, unowned ports). */
+static uint32_t
+fewest_tenants(const uint32_t *tenants, uint32_t n)
+{
+	uint32_t g, q = 0;
+
+	for (g = 1; g < n; g++)
+		if (__atomic_load_n(&tenants[g], __ATOMIC_RELAXED) <
+		    __atomic_load_n(&tenants[q], __ATOMIC_RELAXED) + (q == 0))
+			q = g;
+	return q;
+}
+
 /* The RX queue a new tenant's datagrams arrive on (design.md §3): the one
  * it asked for, or the one fewest tenants share; always 0 where the link
  * cannot steer. Queue 0 also takes what belongs to no tenant (ARP, ICMP,
@@ -254,7 +269,7 @@ pick_rx_queue(const struct hg_registry *reg, const struct hg_tenant_cfg *c,
 	      uint32_t *q, char *err)
 {
 	const struct hg_dp *dp = reg->dp;
-	uint32_t g, n = dp->rxq_per_core;
+	uint32_t n = dp->rxq_per_core;
 
 	*q = 0;
 	if (dp->rx_steer == HG_RX_SHARED)
@@ -267,10 +282,7 @@ pick_rx_queue(const struct hg_registry *reg, const struct hg_tenant_cfg *c,
 		    *q, n, n == 1 ? "" : "s");
 		return -EINVAL;
 	}
-	for (g = 1; g < n; g++)
-		if (__atomic_load_n(&dp->rxq_tenants[g], __ATOMIC_RELAXED) <
-		    __atomic_load_n(&dp->rxq_tenants[*q], __ATOMIC_RELAXED) + (*q == 0))
-			*q = g;
+	*q = fewest_tenants(dp->rxq_tenants, n);
 	return 0;
 }
 
@@ -282,15 +294,10 @@ pick_rx_queue(const struct hg_registry *reg, const struct hg_tenant_cfg *c,
 static uint32_t
 pick_tx_queue(const struct hg_registry *reg, uint32_t rxq)
 {
-	uint32_t g, q = 0, n = reg->dp->txq_per_core;
+	uint32_t n = reg->dp->txq_per_core;
 
 	RTE_VERIFY(n >= 1 && n <= HG_MAX_TXQ);
-	if (n == reg->dp->rxq_per_core)
-		return rxq;
-	for (g = 1; g < n; g++)
-		if (reg->txq_tenants[g] < reg->txq_tenants[q] + (q == 0))
-			q = g;
-	return q;
+	return n == reg->dp->rxq_per_core ? rxq : fewest_tenants(reg->txq_tenants, n);
 }
 
 /* A NIC that steers by rte_flow gets a rule for the tenant's ports; one
