@@ -8,7 +8,9 @@
  * and a delivery rings it awake), and a context the fast path still
  * delivers to is armed on its doorbell: no request is lost to parking.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -438,7 +440,7 @@ hg_core_forget(struct hg_registry *reg, int slot, uint32_t ctx)
 	give_back(reg, slot, ctx);
 }
 
-/* ---- CPU time of the tenant's processes ---- */
+/* ---- The tenant's processes' times on their CPUs ---- */
 
 /* utime + stime of pid from /proc (fields 14 and 15, after the command
  * name's closing parenthesis); 0 if it is gone. */
@@ -464,32 +466,107 @@ proc_cpu_ns(pid_t pid)
 	return (ut + st) * (1000000000ull / (unsigned long long)hz);
 }
 
-uint64_t
-hg_core_cpu(struct hg_registry *reg, int slot, double *util)
+/* The threads of one app read for its wait: an app decides how many
+ * threads it has, and the slow path is everyone's, so a stats request
+ * reads a bounded number of files (the first threads are the workers of
+ * most apps). */
+#define HG_WAIT_TASKS 64
+
+/* run_delay (ns, the second field) of /proc/PID/task/TID/schedstat, the
+ * directory dir open on /proc/PID/task; 0 if the thread is gone or the
+ * kernel keeps no schedstats. */
+static uint64_t
+task_run_delay(int dir, const char *tid)
+{
+	char path[300], buf[96];
+	unsigned long long run = 0, delay = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/schedstat", tid);
+	if ((fd = openat(dir, path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return sscanf(buf, "%llu %llu", &run, &delay) == 2 ? delay : 0;
+}
+
+/* How long pid's threads (at most HG_WAIT_TASKS) waited runnable for a
+ * CPU, in all; 0 if it is gone. */
+static uint64_t
+proc_wait_ns(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	uint64_t sum = 0;
+	unsigned n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return 0;
+	while (n < HG_WAIT_TASKS && (e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.') {
+			sum += task_run_delay(dirfd(d), e->d_name);
+			n++;
+		}
+	closedir(d);
+	return sum;
+}
+
+/* Adds app a's time v (its reading now) to the tenant's sum. */
+static uint64_t
+app_time_add(struct hg_app_time *t, unsigned a, uint64_t v)
+{
+	if (v > t->app_ns[a])
+		t->app_ns[a] = v;
+	return t->app_ns[a];
+}
+
+/* The tenant's sum now, and its rate over wall time (ns) since the
+ * previous sample at least 100 ms before. */
+static double
+app_time_rate(struct hg_app_time *t, uint64_t sum, uint64_t now)
+{
+	if (t->seen_at == 0 || now - t->seen_at >= 100000000u) {
+		if (t->seen_at != 0 && sum >= t->seen_ns)
+			t->rate = (double)(sum - t->seen_ns) / (double)(now - t->seen_at);
+		t->seen_ns = sum;
+		t->seen_at = now;
+	}
+	return t->rate;
+}
+
+void
+hg_core_app_times(struct hg_registry *reg, int slot, struct hg_app_times *out)
 {
 	struct hg_core_state *cs = &reg->t[slot].core;
-	uint64_t sum = cs->cpu_gone_ns, now = rte_rdtsc() / reg->tsc_us * 1000u;
+	uint64_t now = rte_rdtsc() / reg->tsc_us * 1000u;
 	unsigned a;
 
+	out->cpu_ns = cs->cpu.gone_ns;
+	out->wait_ns = cs->wait.gone_ns;
 	for (a = 0; a < HG_MAX_APPS; a++) {
 		const struct hg_app_sp *ap = &reg->t[slot].app[a];
-		uint64_t v;
 
 		if (!ap->used || ap->reclaiming)
 			continue;
-		if ((v = proc_cpu_ns(ap->pid)) > cs->app_cpu_ns[a])
-			cs->app_cpu_ns[a] = v;
-		sum += cs->app_cpu_ns[a];
+		out->cpu_ns += app_time_add(&cs->cpu, a, proc_cpu_ns(ap->pid));
+		out->wait_ns += app_time_add(&cs->wait, a, proc_wait_ns(ap->pid));
 	}
-	if (cs->cpu_seen_at == 0 || now - cs->cpu_seen_at >= 100000000u) {
-		if (cs->cpu_seen_at != 0 && sum >= cs->cpu_seen_ns)
-			cs->util = (double)(sum - cs->cpu_seen_ns) /
-				   (double)(now - cs->cpu_seen_at);
-		cs->cpu_seen_ns = sum;
-		cs->cpu_seen_at = now;
-	}
-	*util = cs->util;
-	return sum;
+	out->cpu_util = app_time_rate(&cs->cpu, out->cpu_ns, now);
+	out->wait_util = app_time_rate(&cs->wait, out->wait_ns, now);
+}
+
+/* An app's time moves to what the tenant's apps that left had. */
+static void
+app_time_gone(struct hg_app_time *t, unsigned a, uint64_t v)
+{
+	t->gone_ns += app_time_add(t, a, v);
+	t->app_ns[a] = 0;
 }
 
 /* The process may be gone already: then what was last read counts. */
@@ -497,8 +574,8 @@ void
 hg_core_app_gone(struct hg_registry *reg, int slot, int app)
 {
 	struct hg_core_state *cs = &reg->t[slot].core;
-	uint64_t v = proc_cpu_ns(reg->t[slot].app[app].pid);
+	pid_t pid = reg->t[slot].app[app].pid;
 
-	cs->cpu_gone_ns += v > cs->app_cpu_ns[app] ? v : cs->app_cpu_ns[app];
-	cs->app_cpu_ns[app] = 0;
+	app_time_gone(&cs->cpu, (unsigned)app, proc_cpu_ns(pid));
+	app_time_gone(&cs->wait, (unsigned)app, proc_wait_ns(pid));
 }

@@ -22,6 +22,26 @@
  * few in a row are a burst, not overload; 50 are half a millisecond. */
 #define HG_CS_DECREASES 50u
 
+/* A time the kernel keeps per process, summed over a tenant's apps: those
+ * that left included, each app's never less than it was last read (a
+ * thread that exits takes its share of a per-thread time with it). */
+struct hg_app_time {
+	uint64_t gone_ns;		/* of apps that left */
+	uint64_t app_ns[HG_MAX_APPS];	/* each app's, as last read */
+	uint64_t seen_ns, seen_at;	/* the last rate sample */
+	double rate;			/* time / wall between two samples */
+};
+
+/* What stats show of a tenant's apps on their CPUs (ns): their CPU time,
+ * and how long their threads waited runnable for a CPU (the kernel's
+ * schedstat run_delay) — the apps' side of time isolation, where the
+ * fast path's budgets cannot reach. Each *_util is over wall time since
+ * the previous sample at least 100 ms before (0 until there is one). */
+struct hg_app_times {
+	uint64_t cpu_ns, wait_ns;
+	double cpu_util, wait_util;
+};
+
 /* A tenant's allocation state, in daemon memory only. */
 struct hg_core_state {
 	uint8_t parked[HG_MAX_CTX];	/* out of steering, blocked */
@@ -37,10 +57,8 @@ struct hg_core_state {
 					 * a sibling, a timeout) */
 	uint64_t revocations;		/* parkings that first took credits */
 	double revoked;			/* credits taken out by parking, total */
-	uint64_t cpu_gone_ns;		/* CPU time of apps that left */
-	uint64_t app_cpu_ns[HG_MAX_APPS];	/* each app's, as last read */
-	uint64_t cpu_seen_ns, cpu_seen_at;	/* the last utilisation sample */
-	double util;			/* CPU / wall between two samples */
+	struct hg_app_time cpu;		/* the apps' CPU time */
+	struct hg_app_time wait;	/* ... waiting runnable for a CPU */
 };
 
 struct hg_registry;
@@ -68,11 +86,9 @@ uint32_t hg_core_active(const struct hg_registry *reg, int slot);
 /* Tells the tenant's apps how many run (a context opened, parked, woke or
  * left): a worker alone does not ask to park (the last is kept). */
 void hg_core_publish_running(struct hg_registry *reg, int slot);
-/* CPU time (ns) of the tenant's app processes, those that left included;
- * *util their CPU over wall time since the previous sample at least
- * 100 ms before (0 until there is one). */
-uint64_t hg_core_cpu(struct hg_registry *reg, int slot, double *util);
-/* An app leaves: its process's CPU time so far stays with the tenant. */
+/* The tenant's apps' times (struct hg_app_times), read from /proc. */
+void hg_core_app_times(struct hg_registry *reg, int slot, struct hg_app_times *out);
+/* An app leaves: its process's times so far stay with the tenant. */
 void hg_core_app_gone(struct hg_registry *reg, int slot, int app);
 
 #endif /* HG_SLOWPATH_CORE_ALLOC_H */

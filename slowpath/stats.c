@@ -154,6 +154,7 @@ workers_info(struct hg_arena *a, struct hg_registry *reg, unsigned slot)
 	struct hg_tenant_sp *t = &reg->t[slot];
 	const struct hg_core_state *cs = &t->core;
 	Hg__Workers *w = NEW(a, Hg__Workers, workers);
+	struct hg_app_times at;
 	uint32_t drained = 0;
 	int64_t issued = 0;
 	char pol[32];
@@ -176,7 +177,12 @@ workers_info(struct hg_arena *a, struct hg_registry *reg, unsigned slot)
 	w->credits_prop = issued > (int64_t)w->credits_oc ? issued - w->credits_oc : 0;
 	w->credits_target = t->cfg.core.r * w->active;
 	w->overloaded = cs->overloaded || drained > 0;
-	w->cpu_ns = hg_core_cpu(reg, (int)slot, &w->cpu_util);
+	hg_core_app_times(reg, (int)slot, &at);
+	w->cpu_ns = at.cpu_ns;
+	w->cpu_util = at.cpu_util;
+	w->has_cpu_wait_ns = w->has_cpu_wait_util = 1;
+	w->cpu_wait_ns = at.wait_ns;
+	w->cpu_wait_util = at.wait_util;
 	return w;
 }
 
@@ -786,6 +792,7 @@ tel_tenant(struct rte_tel_data *d, const Hg__TenantStats *ts)
 		rte_tel_data_add_dict_u64(x, "credits_prop", (uint64_t)w->credits_prop);
 		rte_tel_data_add_dict_u64(x, "credits_oc", w->credits_oc);
 		rte_tel_data_add_dict_u64(x, "cpu_ns", w->cpu_ns);
+		rte_tel_data_add_dict_u64(x, "cpu_wait_ns", w->cpu_wait_ns);
 	}
 	if (ts->xdp != NULL) {
 		rte_tel_data_add_dict_u64(x, "xdp_passed", ts->xdp->passed);

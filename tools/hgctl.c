@@ -167,7 +167,8 @@ static json_t *
 workers_json(const Hg__Workers *w)
 {
 	return w == NULL ? json_null() : json_pack(
-		"{s:s, s:i, s:i, s:I, s:I, s:I, s:I, s:f, s:I, s:i, s:f, s:b, s:I, s:f}",
+		"{s:s, s:i, s:i, s:I, s:I, s:I, s:I, s:f, s:I, s:i, s:f, s:b, s:I, s:f, "
+		"s:I, s:f}",
 		"policy", w->policy, "active", (int)w->active, "parked", (int)w->parked,
 		"parks", (json_int_t)w->parks, "wakes_delay", (json_int_t)w->wakes_delay,
 		"wakes_self", (json_int_t)w->wakes_self,
@@ -175,7 +176,8 @@ workers_json(const Hg__Workers *w)
 		"credits_prop", (json_int_t)w->credits_prop,
 		"credits_oc", (int)w->credits_oc, "credits_target", w->credits_target,
 		"overloaded", (int)w->overloaded, "cpu_ns", (json_int_t)w->cpu_ns,
-		"cpu_util", w->cpu_util);
+		"cpu_util", w->cpu_util, "cpu_wait_ns", (json_int_t)w->cpu_wait_ns,
+		"cpu_wait_util", w->cpu_wait_util);
 }
 
 /* rpc: the tenant has RPC ports, where CoreSync's credits apply. */
@@ -186,10 +188,12 @@ print_workers(const Hg__Workers *w, int rpc)
 		return;
 	printf("  workers (%s): %u active, %u parked; %" PRIu64 " parks, %" PRIu64
 	       " wakes on queueing delay, %" PRIu64 " by themselves%s; the apps' "
-	       "CPU time %.3f s (%.0f%% of a CPU lately)\n",
+	       "CPU time %.3f s (%.0f%% of a CPU lately), waiting for a CPU "
+	       "%.3f s (%.0f%% lately)\n",
 	       w->policy, w->active, w->parked, w->parks, w->wakes_delay,
 	       w->wakes_self, w->overloaded ? "; overloaded" : "",
-	       (double)w->cpu_ns / 1e9, w->cpu_util * 100);
+	       (double)w->cpu_ns / 1e9, w->cpu_util * 100,
+	       (double)w->cpu_wait_ns / 1e9, w->cpu_wait_util * 100);
 	if (rpc)
 		printf("  core credits: proposed %" PRId64 " (target %.0f), "
 		       "overcommitted %u\n", w->credits_prop, w->credits_target,

@@ -2,8 +2,14 @@
 word and are woken on delay; a load step loses nothing; static never
 parks; a killed app's parked workers are reclaimed."""
 import json
+import os
 import signal
+import struct
+import subprocess
+import sys
 import time
+
+import pytest
 
 from hg import DAEMON_IP, udp_roundtrip, wait_for
 
@@ -86,9 +92,41 @@ def test_stats_show_credits_and_cpu(net, daemon, cleanup):
     cleanup.append(daemon.echo("cc", 9130, threads=2))
     out = daemon.hgctl("stats", "--tenant", "cc").stdout
     assert "workers (coresync)" in out and "core credits: proposed" in out, out
+    assert "waiting for a CPU" in out, out
     w = workers(daemon, "cc")
     for k in ("credits_prop", "credits_oc", "credits_target", "cpu_ns", "cpu_util",
-              "revocations", "overloaded"):
+              "cpu_wait_ns", "cpu_wait_util", "revocations", "overloaded"):
         assert k in w, w
     assert w["credits_target"] == 20 * w["active"]
     assert daemon.hgctl("tenant", "get", "cc", "poll-us").stdout.strip().endswith("50")
+
+
+@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/schedstat"),
+                    reason="the kernel keeps no schedstats")
+def test_stats_show_how_long_the_apps_waited_for_a_cpu(net, daemon, cleanup):
+    """An app that shares its CPU with a busy process waits, runnable,
+    for it: the tenant's cpu_wait_ns grows by a good part of the work it
+    was asked to do, beside its CPU time."""
+    cpu = str(min(os.sched_getaffinity(0)))
+    daemon.hgctl("tenant", "add", "cw", "--ports", "9140-9140")
+    cleanup.append(daemon.echo("cw", 9140, cpus=cpu))
+    s = net.socket()
+    assert udp_roundtrip(s, 9140, b"up", timeout=5) == b"up"
+    before = workers(daemon, "cw")
+    # a busy loop on the app's CPU, bounded in time
+    hog = subprocess.Popen(["taskset", "-c", cpu, sys.executable, "-c",
+                            "import time\nend = time.monotonic() + 20\n"
+                            "while time.monotonic() < end: pass"])
+    try:
+        time.sleep(0.2)
+        work = struct.pack("!IBBHIIQQ", 0x48475752, 1, 0, 0, 3_000_000, 0, 1, 0)
+        for _ in range(60):     # 180 ms of work asked
+            assert udp_roundtrip(s, 9140, work, tries=1, timeout=5) == work
+    finally:
+        hog.kill()
+        hog.wait()
+        s.close()
+    after = workers(daemon, "cw")
+    waited = after["cpu_wait_ns"] - before["cpu_wait_ns"]
+    assert after["cpu_ns"] - before["cpu_ns"] >= 50_000_000, (before, after)
+    assert waited >= 30_000_000, (before, after)
