@@ -136,6 +136,8 @@ struct load {
 	uint64_t blast_refused;	/* ... bursts the link did not take whole;
 				 * --replay: times it fell behind its pace */
 	double blast_cpu;	/* ... its sender's CPU time over wall time */
+	uint64_t sender_wait_ns;	/* its sender thread's wait for a CPU */
+	uint64_t receiver_wait_ns;	/* the process's receiver's (every load's) */
 	pthread_t tid;
 };
 
@@ -149,6 +151,24 @@ static inline uint64_t
 now_ns(void)
 {
 	return clock_ns();
+}
+
+/* How long the calling thread has waited, runnable, for a CPU (ns: the
+ * kernel's schedstat run_delay); 0 where the kernel keeps none. A client
+ * that shares its CPU with a flood's sender waits there, whatever server
+ * it talks to: the report says how long. */
+static uint64_t
+thread_wait_ns(void)
+{
+	FILE *f = fopen("/proc/thread-self/schedstat", "re");
+	unsigned long long run = 0, delay = 0;
+	int ok;
+
+	if (f == NULL)
+		return 0;
+	ok = fscanf(f, "%llu %llu", &run, &delay) == 2;
+	fclose(f);
+	return ok ? delay : 0;
 }
 
 /* ---- workload ---- */
@@ -673,10 +693,13 @@ sender(void *arg)
 				 (unsigned short)(l->seed >> 16), 0x330e };
 	uint64_t seq, next, end;
 
+	uint64_t waited = thread_wait_ns();
+
 	if (l->memif[0] && hgl_memif_thread() < 0)
 		die("no memory for the sender's mbufs");
 	if (l->blast) {
 		blast(l, payload);
+		l->sender_wait_ns = thread_wait_ns() - waited;
 		atomic_store(&l->sending, 0);
 		return NULL;
 	}
@@ -714,6 +737,7 @@ sender(void *arg)
 	 * replies come back */
 	if (l->credits)
 		wait_until(l->t_end + (uint64_t)l->timeout_ms * 500000u);
+	l->sender_wait_ns = thread_wait_ns() - waited;
 	atomic_store(&l->sending, 0);
 	return NULL;
 }
@@ -1121,6 +1145,16 @@ flows_answered_json(const struct load *l)
 	return json_pack("{s:I, s:I}", "min", (json_int_t)lo, "max", (json_int_t)hi);
 }
 
+/* The load's threads' waits for a CPU (thread_wait_ns), in seconds: its
+ * sender's, and the receiver's, which every load of the process shares. */
+static void
+waits_json(json_t *j, const struct load *l)
+{
+	json_object_set_new(j, "sender_wait_s", json_real((double)l->sender_wait_ns / 1e9));
+	json_object_set_new(j, "receiver_wait_s",
+			    json_real((double)l->receiver_wait_ns / 1e9));
+}
+
 /* A blast's report: what it offered and what came back; the latency
  * fields are there (zero) so that readers of one load read the other. */
 static void
@@ -1160,6 +1194,7 @@ report_blast(const struct load *l, json_t *many)
 		      "sender_cpu", l->blast_cpu,
 		      "latency_us", "p50", 0.0, "p99", 0.0, "p999", 0.0, "mean", 0.0,
 		      "max", 0.0);
+	waits_json(j, l);
 	if (many) {
 		json_array_append_new(many, j);
 		return;
@@ -1211,6 +1246,7 @@ report(const struct load *l, json_t *many)
 			"invalid", (json_int_t)l->invalid, "elapsed_s", secs,
 			"sender_behind", (json_int_t)l->behind,
 			"types", types, "flow_answered", flows_answered_json(l));
+		waits_json(j, l);
 		json_object_update(j, meta);
 		if (l->kv)
 			json_object_set_new(j, "kv_errors",
@@ -1472,6 +1508,7 @@ main(int argc, char **argv)
 {
 	static struct load ls[MAX_LOADS];
 	json_t *many = NULL;
+	uint64_t waited;
 	unsigned n, k;
 
 	hg_tool_version(argc, argv, "hgload");
@@ -1485,9 +1522,13 @@ main(int argc, char **argv)
 		if (pthread_create(&ls[k].tid, NULL, sender, &ls[k]) != 0)
 			die("cannot start a sender thread");
 	}
+	waited = thread_wait_ns();
 	receive(ls, n);
-	for (k = 0; k < n; k++)
+	waited = thread_wait_ns() - waited;
+	for (k = 0; k < n; k++) {
 		pthread_join(ls[k].tid, NULL);
+		ls[k].receiver_wait_ns = waited;
+	}
 	if (n > 1 && ls[0].json)
 		many = json_array();
 	for (k = 0; k < n; k++) {

@@ -2,6 +2,11 @@
 import json
 import os
 import signal
+import subprocess
+import sys
+import time
+
+import pytest
 
 from hg import BIN, DAEMON_IP, freeze, wait_for
 
@@ -47,6 +52,9 @@ def test_two_loads_at_once_are_reported_apart(link, cleanup):
     for r, rate in ((a, 300), (b, 900)):
         assert 0.7 * rate < r["sent"] < 1.3 * rate, r
         assert r["received"] == r["sent"] and r["lost"] == 0 and r["invalid"] == 0, r
+    # one receiver reads for both: its wait is each load's
+    assert a["receiver_wait_s"] == b["receiver_wait_s"] >= 0
+    assert a["sender_wait_s"] >= 0 and b["sender_wait_s"] >= 0
     ta, tb = daemon.tenant_stats("la")["total"], daemon.tenant_stats("lb")["total"]
     assert ta["rx"]["packets"] == a["sent"] and tb["rx"]["packets"] == b["sent"]
 
@@ -99,3 +107,24 @@ def test_bad_arguments_are_one_line(net):
         r = hgload(net, *args, check=False)
         assert r.returncode == 2, args
         assert r.stderr.count("\n") == 1 and has in r.stderr, r.stderr
+
+
+@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/schedstat"),
+                    reason="the kernel keeps no schedstats")
+def test_a_sender_that_shares_its_cpu_reports_its_wait(net, daemon):
+    """hgload reports how long its threads waited, runnable, for a CPU: a
+    blast (SCHED_IDLE) beside a busy loop on its CPU waits most of its run."""
+    cpu = str(min(os.sched_getaffinity(0)))
+    hog = subprocess.Popen(["taskset", "-c", cpu, sys.executable, "-c",
+                            "import time\nend = time.monotonic() + 20\n"
+                            "while time.monotonic() < end: pass"])
+    try:
+        time.sleep(0.2)
+        out = json.loads(net.exec("taskset", "-c", cpu, os.path.join(BIN, "hgload"),
+                                  "--target", f"{DAEMON_IP}:7990", "--blast",
+                                  "--duration", "1", "--json").stdout)
+    finally:
+        hog.kill()
+        hog.wait()
+    assert out["mode"] == "blast"
+    assert out["sender_wait_s"] >= 0.3 * out["elapsed_s"], out
