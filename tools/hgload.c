@@ -691,9 +691,7 @@ sender(void *arg)
 	uint8_t payload[HG_MAX_PAYLOAD] = { 0 };
 	unsigned short xs[3] = { (unsigned short)l->seed,
 				 (unsigned short)(l->seed >> 16), 0x330e };
-	uint64_t seq, next, end;
-
-	uint64_t waited = thread_wait_ns();
+	uint64_t seq, next, end, waited = thread_wait_ns();
 
 	if (l->memif[0] && hgl_memif_thread() < 0)
 		die("no memory for the sender's mbufs");
