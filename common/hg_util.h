@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Small helpers every binary shares (the daemon, the library, the tools):
  * the monotonic clock, the flag-only signal handler, dying with a
- * message, --version. */
+ * message, --version, a thread's wait for a CPU. */
 #ifndef HG_COMMON_UTIL_H
 #define HG_COMMON_UTIL_H
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hourglass.h"	/* HG_VERSION only: the tools need not link it */
 
@@ -24,6 +26,28 @@ hg_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* How long a thread waited, runnable, for a CPU (ns): run_delay, the
+ * second field of its schedstat file, at path (relative to dir, or
+ * AT_FDCWD); 0 if the thread is gone or the kernel keeps no schedstats.
+ * The daemon reads its apps' threads, hgload its own. */
+static inline uint64_t
+hg_run_delay_ns(int dir, const char *path)
+{
+	unsigned long long run = 0, delay = 0;
+	char buf[96];
+	ssize_t n;
+	int fd = openat(dir, path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return sscanf(buf, "%llu %llu", &run, &delay) == 2 ? delay : 0;
 }
 
 /* Set once SIGINT or SIGTERM arrived (hg_stop_on_signals): the handler

@@ -10,7 +10,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 
 #include <rte_cycles.h>
 
+#include "../common/hg_util.h"
 #include "core_alloc.h"
 #include "publish.h"
 #include "credit_pool.h"
@@ -472,34 +472,12 @@ proc_cpu_ns(pid_t pid)
  * most apps). */
 #define HG_WAIT_TASKS 64
 
-/* run_delay (ns, the second field) of /proc/PID/task/TID/schedstat, the
- * directory dir open on /proc/PID/task; 0 if the thread is gone or the
- * kernel keeps no schedstats. */
-static uint64_t
-task_run_delay(int dir, const char *tid)
-{
-	char path[300], buf[96];
-	unsigned long long run = 0, delay = 0;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/schedstat", tid);
-	if ((fd = openat(dir, path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	return sscanf(buf, "%llu %llu", &run, &delay) == 2 ? delay : 0;
-}
-
 /* How long pid's threads (at most HG_WAIT_TASKS) waited runnable for a
  * CPU, in all; 0 if it is gone. */
 static uint64_t
 proc_wait_ns(pid_t pid)
 {
-	char path[64];
+	char path[64], stat[300];
 	struct dirent *e;
 	uint64_t sum = 0;
 	unsigned n = 0;
@@ -510,7 +488,8 @@ proc_wait_ns(pid_t pid)
 		return 0;
 	while (n < HG_WAIT_TASKS && (e = readdir(d)) != NULL)
 		if (e->d_name[0] != '.') {
-			sum += task_run_delay(dirfd(d), e->d_name);
+			snprintf(stat, sizeof(stat), "%s/schedstat", e->d_name);
+			sum += hg_run_delay_ns(dirfd(d), stat);
 			n++;
 		}
 	closedir(d);

@@ -153,22 +153,13 @@ now_ns(void)
 	return clock_ns();
 }
 
-/* How long the calling thread has waited, runnable, for a CPU (ns: the
- * kernel's schedstat run_delay); 0 where the kernel keeps none. A client
- * that shares its CPU with a flood's sender waits there, whatever server
- * it talks to: the report says how long. */
+/* How long the calling thread has waited, runnable, for a CPU (ns). A
+ * client that shares its CPU with a flood's sender waits there, whatever
+ * server it talks to: the report says how long. */
 static uint64_t
 thread_wait_ns(void)
 {
-	FILE *f = fopen("/proc/thread-self/schedstat", "re");
-	unsigned long long run = 0, delay = 0;
-	int ok;
-
-	if (f == NULL)
-		return 0;
-	ok = fscanf(f, "%llu %llu", &run, &delay) == 2;
-	fclose(f);
-	return ok ? delay : 0;
+	return hg_run_delay_ns(AT_FDCWD, "/proc/thread-self/schedstat");
 }
 
 /* ---- workload ---- */

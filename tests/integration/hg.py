@@ -12,6 +12,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -306,6 +307,25 @@ def stop_proc(proc, sig=signal.SIGTERM, timeout=10):
     assert proc.returncode not in CRASHES or proc.returncode == -sig, \
         f"{proc.args} crashed: {signal.Signals(-proc.returncode).name}"
     return proc.returncode
+
+
+# the kernel keeps a schedstat file per thread (run_delay: the wait for a CPU)
+HAS_SCHEDSTAT = os.path.exists(f"/proc/{os.getpid()}/schedstat")
+
+
+@contextlib.contextmanager
+def cpu_hog(cpu, seconds=20):
+    """A busy loop on CPU cpu (a string, as taskset takes it), at normal
+    priority, for the with block; it stops by itself after seconds."""
+    hog = subprocess.Popen(["taskset", "-c", cpu, sys.executable, "-c",
+                            f"import time\nend = time.monotonic() + {seconds}\n"
+                            "while time.monotonic() < end: pass"])
+    try:
+        time.sleep(0.2)
+        yield hog
+    finally:
+        hog.kill()
+        hog.wait()
 
 
 class Bridge:

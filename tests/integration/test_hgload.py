@@ -2,13 +2,10 @@
 import json
 import os
 import signal
-import subprocess
-import sys
-import time
 
 import pytest
 
-from hg import BIN, DAEMON_IP, freeze, wait_for
+from hg import BIN, DAEMON_IP, HAS_SCHEDSTAT, cpu_hog, freeze, wait_for
 
 
 def hgload(net, *args, check=True):
@@ -109,22 +106,14 @@ def test_bad_arguments_are_one_line(net):
         assert r.stderr.count("\n") == 1 and has in r.stderr, r.stderr
 
 
-@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/schedstat"),
-                    reason="the kernel keeps no schedstats")
+@pytest.mark.skipif(not HAS_SCHEDSTAT, reason="the kernel keeps no schedstats")
 def test_a_sender_that_shares_its_cpu_reports_its_wait(net, daemon):
     """hgload reports how long its threads waited, runnable, for a CPU: a
     blast (SCHED_IDLE) beside a busy loop on its CPU waits most of its run."""
     cpu = str(min(os.sched_getaffinity(0)))
-    hog = subprocess.Popen(["taskset", "-c", cpu, sys.executable, "-c",
-                            "import time\nend = time.monotonic() + 20\n"
-                            "while time.monotonic() < end: pass"])
-    try:
-        time.sleep(0.2)
+    with cpu_hog(cpu):
         out = json.loads(net.exec("taskset", "-c", cpu, os.path.join(BIN, "hgload"),
                                   "--target", f"{DAEMON_IP}:7990", "--blast",
                                   "--duration", "1", "--json").stdout)
-    finally:
-        hog.kill()
-        hog.wait()
     assert out["mode"] == "blast"
     assert out["sender_wait_s"] >= 0.3 * out["elapsed_s"], out
