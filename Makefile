@@ -136,12 +136,14 @@ $(OBJ)/pic/%.o: %.S
 
 # the XDP programs (bpf/), built with clang for the kernel, then built
 # into the binary that loads them as bytes (xdp_obj.S): the daemon's, for
-# net_af_xdp links, and hgload's link replay (--replay)
+# net_af_xdp links, and hgload's link replay (--replay) and bounce (--bounce)
 XDP_OBJ := $(BUILD)/bpf/xdp_shed.o
 XDP_REPLAY_OBJ := $(BUILD)/bpf/xdp_replay.o
+XDP_BOUNCE_OBJ := $(BUILD)/bpf/xdp_bounce.o
 $(XDP_OBJ): bpf/xdp_shed.c bpf/xdp_parse.h proto/hg_xdp.h
 $(XDP_REPLAY_OBJ): bpf/xdp_replay.c bpf/xdp_parse.h proto/hg_xdp_replay.h
-$(XDP_OBJ) $(XDP_REPLAY_OBJ): $(BUILD)/bpf/%.o:
+$(XDP_BOUNCE_OBJ): bpf/xdp_bounce.c bpf/xdp_parse.h proto/hg_xdp_bounce.h
+$(XDP_OBJ) $(XDP_REPLAY_OBJ) $(XDP_BOUNCE_OBJ): $(BUILD)/bpf/%.o:
 	@mkdir -p $(dir $@)
 	$(call say,BPF,bpf/$*.c)
 	$(Q)clang $(BPF_CFLAGS) -c bpf/$*.c -o $@
@@ -153,6 +155,10 @@ $(OBJ)/bpf/xdp_replay_obj.o: bpf/xdp_obj.S $(XDP_REPLAY_OBJ)
 	@mkdir -p $(dir $@)
 	$(call say,AS,$@)
 	$(Q)$(CC) -c -DHG_XDP_OBJ='"$(XDP_REPLAY_OBJ)"' -DHG_XDP_SYM=hgr_obj $< -o $@
+$(OBJ)/bpf/xdp_bounce_obj.o: bpf/xdp_obj.S $(XDP_BOUNCE_OBJ)
+	@mkdir -p $(dir $@)
+	$(call say,AS,$@)
+	$(Q)$(CC) -c -DHG_XDP_OBJ='"$(XDP_BOUNCE_OBJ)"' -DHG_XDP_SYM=hgb_obj $< -o $@
 
 $(BIN)/hourglassd: $(FASTPATH_O) $(SLOWPATH_O) $(PROTO_O) $(OBJ)/policy/coresync.o \
 		$(OBJ)/bpf/xdp_shed_obj.o
@@ -183,10 +189,11 @@ $(BIN)/hgctl: $(OBJ)/tools/hgctl.o $(PROTO_O)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ -o $@ -lprotobuf-c -ljansson
 
-# hgload: kernel sockets (a link replay through an XDP program: --replay),
-# or its own memif client (--memif), no EAL
+# hgload: kernel sockets (a link replay or bounce through an XDP program:
+# --replay, --bounce), or its own memif client (--memif), no EAL
 $(BIN)/hgload: $(OBJ)/tools/hgload.o $(OBJ)/tools/hgload_memif.o $(OBJ)/tools/memif_client.o \
 		$(OBJ)/tools/hgload_xdp.o $(OBJ)/bpf/xdp_replay_obj.o \
+		$(OBJ)/bpf/xdp_bounce_obj.o \
 		$(OBJ)/tools/tool_eal.o \
 		$(OBJ)/tools/rx_map.o
 	@mkdir -p $(dir $@)

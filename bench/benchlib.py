@@ -250,14 +250,16 @@ class Bench:
 
 
 def hgload_args(port, rate, duration, flows=1, size=64, workload="fixed:0",
-                mode="none", slo_us=None, blast=False, replay=False):
+                mode="none", slo_us=None, blast=False, replay=False, bounce=False):
     """One load's options. mode: none, rpc (RPC header, credits ignored)
     or credits (obeyed); blast: a flood of prebuilt frames from a
     SCHED_IDLE sender, counted, not timed (rate unused); replay: a blast
-    the kernel replays out of the link (hgload --replay), rate frames/s."""
+    the kernel replays out of the link (hgload --replay), rate frames/s;
+    bounce: answers the link sends back as requests (hgload --bounce),
+    rate the top-up's."""
     extra = {"none": [], "rpc": ["--rpc"], "credits": ["--credits"]}[mode]
-    if replay or blast:
-        extra += ["--replay" if replay else "--blast"]
+    if replay or blast or bounce:
+        extra += ["--replay" if replay else "--bounce" if bounce else "--blast"]
     if mode != "none":
         size = max(size, 64)
     if slo_us:

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The XDP program's look at a frame (xdp_shed.c), apart so that the host
- * compiler builds the same code for the fuzz target (tests/fuzz/
- * fuzz_xdp.c): every read is checked against the frame's end first, as
- * the verifier demands and as a fuzzer checks.
+ * The XDP programs' look at a frame (xdp_shed.c's, xdp_bounce.c's), apart
+ * so that the host compiler builds the same code for the fuzz target
+ * (tests/fuzz/fuzz_xdp.c): every read is checked against the frame's end
+ * first, as the verifier demands and as a fuzzer checks.
  */
 #ifndef HG_BPF_XDP_PARSE_H
 #define HG_BPF_XDP_PARSE_H
@@ -24,33 +24,77 @@
 #define HG_XDP_BE16(x) (x)
 #endif
 
+/* The UDP header of an unfragmented IPv4 datagram (its IP header in
+ * *ipp), or NULL: ARP, ICMP, fragments (more to come, or an offset: no
+ * port of their own), VLANs, anything else. */
+static __always_inline struct udphdr *
+hg_xdp_udp(void *data, const void *end, struct iphdr **ipp)
+{
+	struct ethhdr *eth = data;
+	struct iphdr *iph;
+	struct udphdr *udp;
+	__u32 ihl;
+
+	if ((void *)(eth + 1) > end || eth->h_proto != HG_XDP_BE16(ETH_P_IP))
+		return 0;
+	iph = (void *)(eth + 1);
+	if ((void *)(iph + 1) > end || iph->version != 4 || iph->protocol != IPPROTO_UDP ||
+	    (iph->frag_off & HG_XDP_BE16(0x3fff)))
+		return 0;
+	ihl = (__u32)(iph->ihl & 0xf) * 4;
+	if (ihl < sizeof(*iph))
+		return 0;
+	udp = (void *)((__u8 *)iph + ihl);
+	if ((void *)(udp + 1) > end)
+		return 0;
+	*ipp = iph;
+	return udp;
+}
+
 /* The frame's UDP destination port (host order) if it is an unfragmented
- * IPv4 UDP datagram to ip (network order); else -1: ARP, ICMP, fragments,
- * VLANs, anything else goes to the daemon as it is. */
+ * IPv4 UDP datagram to ip (network order); else -1: everything else goes
+ * to the daemon as it is. */
 static __always_inline int
 hg_xdp_udp_port(const void *data, const void *end, __u32 ip)
 {
-	const struct ethhdr *eth = data;
-	const struct iphdr *iph;
-	const struct udphdr *udp;
-	__u32 ihl;
+	struct iphdr *iph;
+	const struct udphdr *udp = hg_xdp_udp((void *)data, end, &iph);
 
-	if ((const void *)(eth + 1) > end || eth->h_proto != HG_XDP_BE16(ETH_P_IP))
+	return udp != 0 && iph->daddr == ip ? HG_XDP_BE16(udp->dest) : -1;
+}
+
+/* hgload's link bounce (bpf/xdp_bounce.c): turns a datagram from ip:port
+ * (network order) around, to where it came from, in place: the Ethernet
+ * addresses, the IP addresses and the UDP ports each swapped. The IP
+ * header's checksum stays right (a ones'-complement sum does not depend
+ * on the order of its words); the UDP checksum becomes 0, "none" (RFC
+ * 768), whoever answered: a kernel's answer on a veth carries only its
+ * pseudo-header's part (checksum offload), which a redirected frame no
+ * longer says, and every such request failed the kernel's check. 0 if the
+ * frame was turned, -1 if it is not such a datagram (left as it was). */
+static __always_inline int
+hg_xdp_turn(void *data, const void *end, __u32 ip, __u16 port)
+{
+	struct ethhdr *eth = data;
+	struct iphdr *iph;
+	struct udphdr *udp = hg_xdp_udp(data, end, &iph);
+	__u8 mac[ETH_ALEN];
+	__u32 a;
+	__u16 p;
+
+	if (udp == 0 || iph->saddr != ip || udp->source != port)
 		return -1;
-	iph = (const void *)(eth + 1);
-	if ((const void *)(iph + 1) > end || iph->version != 4 ||
-	    iph->protocol != IPPROTO_UDP || iph->daddr != ip)
-		return -1;
-	/* a fragment (more to come, or an offset) carries no port of its own */
-	if (iph->frag_off & HG_XDP_BE16(0x3fff))
-		return -1;
-	ihl = (__u32)(iph->ihl & 0xf) * 4;
-	if (ihl < sizeof(*iph))
-		return -1;
-	udp = (const void *)((const __u8 *)iph + ihl);
-	if ((const void *)(udp + 1) > end)
-		return -1;
-	return HG_XDP_BE16(udp->dest);
+	__builtin_memcpy(mac, eth->h_dest, ETH_ALEN);
+	__builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, mac, ETH_ALEN);
+	a = iph->saddr;
+	iph->saddr = iph->daddr;
+	iph->daddr = a;
+	p = udp->source;
+	udp->source = udp->dest;
+	udp->dest = p;
+	udp->check = 0;
+	return 0;
 }
 
 #endif /* HG_BPF_XDP_PARSE_H */

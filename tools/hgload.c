@@ -131,6 +131,8 @@ struct load {
 	int rt;			/* --rt: the sender runs SCHED_FIFO */
 	int blast;		/* --blast: a flood, counted, not timed */
 	int replay;		/* --replay: ... put on the link by XDP */
+	int bounce;		/* --bounce: ... its answers turned by the link */
+	uint64_t turned;	/* ... answers the link turned (its count) */
 	unsigned index;		/* its place among the loads (--and) */
 	_Atomic uint64_t blast_got;	/* ... answers it had */
 	uint64_t blast_refused;	/* ... bursts the link did not take whole;
@@ -314,10 +316,14 @@ open_transport(struct load *ls, unsigned n)
 	struct hgl_memif_cfg c = { .socket = ls[0].memif,
 				   .dst_ip = ls[0].target.sin_addr.s_addr };
 	char err[256];
-	unsigned k;
+	unsigned k, bounces;
 
 	for (k = 0; k < n && !ls[0].memif[0]; k++)
 		open_flows(&ls[k]);
+	for (k = 0, bounces = 0; k < n; k++)
+		bounces += ls[k].bounce;
+	if (bounces > 1)
+		die("--bounce: one load of an hgload (its program has one target)");
 	for (k = 0; k < n; k++)
 		if (ls[k].replay) {
 			if (hgl_xdp_open(err, sizeof(err)) < 0)
@@ -625,6 +631,49 @@ link_replay_prepare(struct load *l, struct hgl_xdp_replay *r, const uint8_t *pay
 		die("%s", err);
 }
 
+/* --bounce: attaches the link's program (hgload_xdp.h), which turns the
+ * target's answers around from then on. Its thread runs as started: it
+ * only tops up. */
+static void
+bounce_prepare(struct load *l, const uint8_t *payload, uint64_t *sent)
+{
+	struct hgl_bounce b = { .fd = l->fd[0], .target = &l->target, .payload = payload,
+				.len = l->size };
+	char err[256];
+
+	if (hgl_bounce_open(&b, sent, err, sizeof(err)) < 0)
+		die("%s", err);
+}
+
+/* ... and tops up at the load's rate until end: each millisecond what
+ * is due, in bursts over the flows in turn (at most 10 ms' worth after a
+ * late wake-up: the link does not keep what a sender owed); then the
+ * turning stops and its count is the load's. */
+static void
+bounce_top_up(struct load *l, struct mmsghdr *mm, uint64_t end, uint64_t *sent)
+{
+	double owed = 0, cap = l->rate / 100 > BLAST_BURST ? l->rate / 100 : BLAST_BURST;
+	uint64_t t, last = now_ns();
+	unsigned f = 0, k;
+	char err[256];
+	int n;
+
+	while ((t = now_ns()) < end) {
+		owed += (double)(t - last) * l->rate / 1e9;
+		owed = owed > cap ? cap : owed;
+		last = t;
+		for (; owed >= 1; owed -= k, f = (f + 1) % l->flows) {
+			k = owed >= BLAST_BURST ? BLAST_BURST : (unsigned)owed;
+			n = sendmmsg(l->fd[f], mm, k, 0);
+			*sent += n > 0 ? (unsigned)n : 0;
+			l->blast_refused += n < (int)k;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
+	if (hgl_bounce_stop(&l->turned, err, sizeof(err)) < 0)
+		die("%s", err);
+}
+
 /* The flood: until the duration is over, bursts from the flows in turn.
  * l->sent counts what left; nothing is timed, so no request is kept. */
 static void
@@ -643,10 +692,12 @@ blast(struct load *l, uint8_t *payload)
 	memcpy(payload, &h, sizeof(h));
 	if (l->memif[0])
 		replay_priority();
-	else if (!l->replay)
+	else if (!l->replay && !l->bounce)
 		idle_priority();
 	if (l->replay)
 		link_replay_prepare(l, &r, payload, &sent);
+	if (l->bounce)
+		bounce_prepare(l, payload, &sent);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
 	l->t_start = now_ns();
 	end = l->t_start + (uint64_t)(l->duration * 1e9);
@@ -660,6 +711,11 @@ blast(struct load *l, uint8_t *payload)
 				       .answers = &l->blast_got };
 
 		sent = hgl_memif_blast(&b, &l->blast_refused);
+	} else if (l->bounce) {
+		memset(mm, 0, sizeof(mm));
+		for (i = 0; i < BLAST_BURST; i++)
+			mm[i].msg_hdr = (struct msghdr){ .msg_iov = &iov, .msg_iovlen = 1 };
+		bounce_top_up(l, mm, end, &sent);
 	} else {
 		memset(mm, 0, sizeof(mm));
 		for (i = 0; i < BLAST_BURST; i++)
@@ -1150,21 +1206,25 @@ static void
 report_blast(const struct load *l, json_t *many)
 {
 	double secs = (double)(l->t_end - l->t_start) / 1e9;
-	uint64_t sent = atomic_load(&l->sent), got = atomic_load(&l->blast_got);
+	uint64_t sent = atomic_load(&l->sent);
+	/* a bounce's answers are the ones the link turned: the sockets see
+	 * only those that came after it stopped */
+	uint64_t got = l->bounce ? l->turned : atomic_load(&l->blast_got);
 	json_t *j;
 	char *out;
 
 	/* a veth drops, unseen by any counter, every frame its peer's XDP
 	 * program transmits unless it has NAPI: an XDP program of its own, or
 	 * GRO (the kernel's own stack behind it) */
-	if (l->replay && sent > 1 && got == 0)
-		fprintf(stderr, "hgload %s: --replay: not one answer; if the link is a veth, "
-			"its other end takes the replay's frames only with an XDP program "
-			"attached or GRO on (ethtool -K DEV gro on)\n", l->target_str);
+	if ((l->replay || l->bounce) && sent > 1 && got == 0)
+		fprintf(stderr, "hgload %s: --%s: not one answer; if the link is a veth, "
+			"its other end takes frames an XDP program transmits only with one "
+			"attached or GRO on (ethtool -K DEV gro on)\n", l->target_str,
+			l->bounce ? "bounce" : "replay");
 	if (!l->json) {
-		printf("hgload %s: blast for %.1f s, %u flows, %u B: sent %lu (%.0f/s), "
+		printf("hgload %s: %s for %.1f s, %u flows, %u B: sent %lu (%.0f/s), "
 		       "answered %lu (%.0f/s), bursts refused %lu, sender CPU %.1f%%\n",
-		       l->target_str, secs, l->flows, l->size, (unsigned long)sent,
+		       l->target_str, l->bounce ? "bounce" : "blast", secs, l->flows, l->size, (unsigned long)sent,
 		       secs > 0 ? sent / secs : 0.0, (unsigned long)got,
 		       secs > 0 ? got / secs : 0.0, (unsigned long)l->blast_refused,
 		       100 * l->blast_cpu);
@@ -1172,7 +1232,7 @@ report_blast(const struct load *l, json_t *many)
 	}
 	j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:i, s:i, s:I, "
 		      "s:f, s:{s:f, s:f, s:f, s:f, s:f}}",
-		      "mode", "blast", "target", l->target_str,
+		      "mode", l->bounce ? "bounce" : "blast", "target", l->target_str,
 		      "sent", (json_int_t)sent, "received", (json_int_t)got,
 		      "lost", (json_int_t)(sent > got ? sent - got : 0),
 		      "send_errors", (json_int_t)0, "rejected", (json_int_t)0,
@@ -1312,6 +1372,11 @@ usage(int code)
 		" on the link from one\n"
 		"               prebuilt frame by XDP test runs, at --rate frames/s;"
 		" root, in a netns)\n"
+		"              [--bounce]  (echo throughput over sockets: an XDP program"
+		" on this end of the\n"
+		"               link sends every answer back as a request; --rate"
+		" tops up what was lost;\n"
+		"               counted, not timed; root)\n"
 		"              [--and OPTIONS...]  (another load at once: its own"
 		" options, the first's --memif;\n"
 		"               with --json, an array of reports in order)\n");
@@ -1372,6 +1437,7 @@ parse_args(struct load *l, int argc, char **argv)
 		{ "rt", no_argument, NULL, 'R' },
 		{ "blast", no_argument, NULL, 'B' },
 		{ "replay", no_argument, NULL, 'Y' },
+		{ "bounce", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1417,6 +1483,7 @@ parse_args(struct load *l, int argc, char **argv)
 		case 'R': l->rt = 1; break;
 		case 'B': l->blast = 1; break;
 		case 'Y': l->replay = l->blast = 1; break;
+		case 'U': l->bounce = l->blast = 1; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -1426,6 +1493,9 @@ parse_args(struct load *l, int argc, char **argv)
 	if (l->replay && (l->memif[0] || l->rate < 2))
 		die("--replay: over kernel sockets, with --rate FRAMES_PER_S (over "
 		    "memif every --blast is a replay)");
+	if (l->bounce && (l->memif[0] || l->replay || l->rate < 1))
+		die("--bounce: over kernel sockets, not with --replay, with --rate "
+		    "REQUESTS_PER_S (the top-up's)");
 	if (l->blast && l->rate == 0)
 		l->rate = 1;	/* not used: the flood is as fast as the link */
 	if (l->target_str[0] == '\0' || l->rate == 0 || l->duration == 0)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * hgload's link replay: hgload_xdp.h says what it is. libbpf loads the
- * program (bpf/xdp_replay.c, built into hgload: hgr_obj); the kernel's
- * test run transmits. The pace is kept here: runs of a few hundred
- * frames, a nap between them until the next is due.
+ * hgload's link replay and link bounce: hgload_xdp.h says what they are.
+ * libbpf loads the programs (bpf/xdp_replay.c and bpf/xdp_bounce.c, built
+ * into hgload: hgr_obj, hgb_obj). For the replay the kernel's test run
+ * transmits; its pace is kept here: runs of a few hundred frames, a nap
+ * between them until the next is due.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,9 +26,11 @@
 #include "udp_frame.h"
 #include "hg_wire.h"
 #include "../common/hg_util.h"
+#include "../proto/hg_xdp_bounce.h"
 #include "../proto/hg_xdp_replay.h"
 
 extern const unsigned char hgr_obj_start[], hgr_obj_end[];
+extern const unsigned char hgb_obj_start[], hgb_obj_end[];
 
 #define FRAME_MAX (HGL_UDP_HDRS + HG_MAX_PAYLOAD)
 /* a run's frames: ~1 ms of the pace, within these bounds. A run costs
@@ -49,11 +52,30 @@ static struct {
 	} load[HGR_LOADS];
 } rx = { .prog_fd = -1, .conf_fd = -1, .link_fd = -1 };
 
+/* the bounce's program, maps and attachment */
+static struct {
+	struct bpf_object *obj;
+	int conf_fd, count_fd, link_fd;
+} bn = { .conf_fd = -1, .count_fd = -1, .link_fd = -1 };
+
+/* err: "WHO: WHAT[: strerror(e)]"; returns -1 */
+static int
+fail_as(char *err, size_t n, const char *who, const char *what, int e)
+{
+	snprintf(err, n, "%s: %s%s%s", who, what, e ? ": " : "", e ? strerror(e) : "");
+	return -1;
+}
+
 static int
 fail(char *err, size_t n, const char *what, int e)
 {
-	snprintf(err, n, "--replay: %s%s%s", what, e ? ": " : "", e ? strerror(e) : "");
-	return -1;
+	return fail_as(err, n, "--replay", what, e);
+}
+
+static int
+bounce_fail(char *err, size_t n, const char *what, int e)
+{
+	return fail_as(err, n, "--bounce", what, e);
 }
 
 /* The loopback it attaches to must be a namespace's own, not the host's
@@ -156,6 +178,28 @@ arp_lookup(uint32_t ip, uint8_t mac[RTE_ETHER_ADDR_LEN], char dev[IF_NAMESIZE])
 	return found;
 }
 
+/* The target's MAC and the link it is on, datagrams from fd (connected
+ * to it) making the kernel ask (each counted in *sent). 0, or -1 with the
+ * reason in err, for who. */
+static int
+resolve(int fd, const struct sockaddr_in *target, const void *payload, size_t len,
+	uint64_t *sent, uint8_t mac[RTE_ETHER_ADDR_LEN], char dev[IF_NAMESIZE],
+	const char *who, char *err, size_t n)
+{
+	int tries;
+
+	for (tries = 0; tries < ARP_TRIES && !arp_lookup(target->sin_addr.s_addr, mac, dev);
+	     tries++) {
+		if (tries % 30 == 0 && send(fd, payload, len, 0) >= 0)
+			(*sent)++;
+		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+	}
+	if (tries == ARP_TRIES)
+		return fail_as(err, n, who, "the target's MAC is not in the ARP table after "
+			       "1 s (it must be on a directly connected link)", 0);
+	return 0;
+}
+
 int
 hgl_xdp_prepare(const struct hgl_xdp_replay *r, uint64_t *sent, char *err, size_t n)
 {
@@ -165,7 +209,6 @@ hgl_xdp_prepare(const struct hgl_xdp_replay *r, uint64_t *sent, char *err, size_
 	struct rte_ether_addr dst, src;
 	char dev[IF_NAMESIZE];
 	struct ifreq ifr;
-	int tries;
 
 	if (rx.prog_fd < 0 || r->k >= HGR_LOADS || r->flows == 0 || r->flows > HGR_FLOWS ||
 	    r->len > HG_MAX_PAYLOAD)
@@ -177,16 +220,9 @@ hgl_xdp_prepare(const struct hgl_xdp_replay *r, uint64_t *sent, char *err, size_
 		c.sport[f] = from.sin_port;
 	}
 	/* the first flow's datagram makes the kernel ask for the target's MAC */
-	for (tries = 0; tries < ARP_TRIES &&
-	     !arp_lookup(r->target->sin_addr.s_addr, dst.addr_bytes, dev);
-	     tries++) {
-		if (tries % 30 == 0 && send(r->fd[0], r->payload, r->len, 0) >= 0)
-			(*sent)++;
-		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
-	}
-	if (tries == ARP_TRIES)
-		return fail(err, n, "the target's MAC is not in the ARP table after 1 s "
-			    "(it must be on a directly connected link)", 0);
+	if (resolve(r->fd[0], r->target, r->payload, r->len, sent, dst.addr_bytes, dev,
+		    "--replay", err, n) < 0)
+		return -1;
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
 	if (ioctl(r->fd[0], SIOCGIFHWADDR, &ifr) != 0)
@@ -239,6 +275,68 @@ hgl_xdp_run(const struct hgl_xdp_replay *r, uint64_t end_ns, uint64_t *sent,
 	return 0;
 }
 
+int
+hgl_bounce_open(const struct hgl_bounce *b, uint64_t *sent, char *err, size_t n)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "hgload-bounce");
+	struct hgb_conf c = { .ip = b->target->sin_addr.s_addr, .port = b->target->sin_port,
+			      .on = 1 };
+	uint8_t mac[RTE_ETHER_ADDR_LEN];
+	char dev[IF_NAMESIZE];
+	struct bpf_program *p;
+	struct bpf_map *conf, *count;
+	unsigned ifindex;
+	uint32_t k = 0;
+	int e;
+
+	/* the link first: nothing is loaded for a target it cannot reach */
+	if (resolve(b->fd, b->target, b->payload, b->len, sent, mac, dev, "--bounce", err,
+		    n) < 0)
+		return -1;
+	if ((ifindex = if_nametoindex(dev)) == 0)
+		return bounce_fail(err, n, "the link's index", errno);
+	bn.obj = bpf_object__open_mem(hgb_obj_start, (size_t)(hgb_obj_end - hgb_obj_start), &oo);
+	if (bn.obj == NULL)
+		return bounce_fail(err, n, "cannot open its XDP program", errno);
+	e = bpf_object__load(bn.obj);
+	p = bpf_object__find_program_by_name(bn.obj, "hgb_bounce");
+	conf = bpf_object__find_map_by_name(bn.obj, "hgb_conf");
+	count = bpf_object__find_map_by_name(bn.obj, "hgb_count");
+	if (e != 0 || p == NULL || conf == NULL || count == NULL)
+		return bounce_fail(err, n, "cannot load its XDP program (root, or CAP_BPF?)",
+				   e ? -e : ENOENT);
+	bn.conf_fd = bpf_map__fd(conf);
+	bn.count_fd = bpf_map__fd(count);
+	if (bpf_map_update_elem(bn.conf_fd, &k, &c, BPF_ANY) != 0)
+		return bounce_fail(err, n, "cannot configure its program", errno);
+	/* a link, not a flag on the device: it goes when hgload does */
+	bn.link_fd = bpf_link_create(bpf_program__fd(p), (int)ifindex, BPF_XDP, NULL);
+	if (bn.link_fd < 0)
+		return bounce_fail(err, n, errno == EBUSY || errno == EEXIST ?
+				   "the link has an XDP program already" :
+				   "cannot attach to the link", errno);
+	return 0;
+}
+
+int
+hgl_bounce_stop(uint64_t *turned, char *err, size_t n)
+{
+	struct hgb_conf off = { 0 };
+	int cpus = libbpf_num_possible_cpus();
+	uint32_t k = 0, turn = HGB_TURNED;
+	uint64_t v[256];
+
+	if (bn.conf_fd < 0 || cpus <= 0 || cpus > (int)(sizeof(v) / sizeof(v[0])))
+		return bounce_fail(err, n, "not running", EINVAL);
+	if (bpf_map_update_elem(bn.conf_fd, &k, &off, BPF_ANY) != 0 ||
+	    bpf_map_lookup_elem(bn.count_fd, &turn, v) != 0)
+		return bounce_fail(err, n, "cannot read its program's count", errno);
+	*turned = 0;
+	for (int i = 0; i < cpus; i++)
+		*turned += v[i];
+	return 0;
+}
+
 void
 hgl_xdp_close(void)
 {
@@ -247,4 +345,9 @@ hgl_xdp_close(void)
 	bpf_object__close(rx.obj);
 	rx.obj = NULL;
 	rx.link_fd = rx.prog_fd = rx.conf_fd = -1;
+	if (bn.link_fd >= 0)
+		close(bn.link_fd);
+	bpf_object__close(bn.obj);
+	bn.obj = NULL;
+	bn.link_fd = bn.conf_fd = bn.count_fd = -1;
 }

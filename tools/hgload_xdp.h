@@ -48,7 +48,32 @@ int hgl_xdp_prepare(const struct hgl_xdp_replay *r, uint64_t *sent, char *err, s
 int hgl_xdp_run(const struct hgl_xdp_replay *r, uint64_t end_ns, uint64_t *sent,
 		uint64_t *late, char *err, size_t n);
 
-/* Detaches and unloads (exit does the same). */
+/* The link bounce (--bounce over kernel sockets): echo throughput with
+ * the server as the bound where the kernel refuses a replay. An XDP
+ * program on this end of the link (bpf/xdp_bounce.c) sends every answer
+ * from the target back to it as a new request, so that requests go round
+ * between the server and the link with no sender in the loop; hgload's
+ * sender only tops up what was dropped. What it turned, per second, is
+ * what the server answered. Needs root (CAP_BPF, CAP_NET_ADMIN); the
+ * program is attached by a link (bpf_link), which goes when hgload does. */
+struct hgl_bounce {
+	int fd;			/* a socket connected to the target */
+	const struct sockaddr_in *target;
+	const void *payload;	/* a request, for the ARP query */
+	size_t len;
+};
+
+/* Finds the link to b's target (ARP, for which it sends a datagram on
+ * b->fd: counted in *sent), loads the program and attaches it there,
+ * turning the target's answers from then on. 0, or -1 with the reason in
+ * err. */
+int hgl_bounce_open(const struct hgl_bounce *b, uint64_t *sent, char *err, size_t n);
+
+/* Stops turning (answers pass to the sockets again) and says how many it
+ * turned. 0, or -1 with the reason in err. */
+int hgl_bounce_stop(uint64_t *turned, char *err, size_t n);
+
+/* Detaches and unloads both programs (exit does the same). */
 void hgl_xdp_close(void);
 
 #endif /* HG_TOOLS_HGLOAD_XDP_H */

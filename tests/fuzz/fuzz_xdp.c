@@ -8,7 +8,11 @@
  * every datagram the daemon's own parser accepts as UDP to its address is
  * one the program names the same port of, so a tenant's frames are judged
  * as its own; and the cores' count of a frame (fastpath/xdp_slots.h) is
- * against the slot the program counts it against, one of the map's. */
+ * against the slot the program counts it against, one of the map's. And
+ * hgload's link bounce (hg_xdp_turn): a frame it does not turn is left
+ * as it was; one it turns goes to where it came from, and a datagram the
+ * daemon's parser took before the turn it takes after (the IP checksum
+ * still right, the UDP one none). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +24,38 @@
 #include "../../proto/hg_xdp.h"
 
 #define OUR_IP RTE_BE32(0xC6120001)	/* 198.18.0.1 */
+#define TURN_PORT 9000u
+
+/* hg_xdp_turn over a copy of the frame, placed as the program sees one */
+static void
+check_turn(const uint8_t *data, size_t size)
+{
+	uint8_t *a = malloc(size + 2), *b = malloc(size + 2), *was = a + 2, *f = b + 2;
+	struct hg_parsed p;
+	uint32_t dst;
+	int took;
+
+	if (a == NULL || b == NULL)
+		goto out;
+	memcpy(was, data, size);
+	memcpy(f, data, size);
+	if (hg_xdp_turn(f, f + size, OUR_IP, RTE_BE16(TURN_PORT)) != 0) {
+		if (memcmp(f, data, size) != 0)
+			__builtin_trap();
+		goto out;
+	}
+	/* turned: at least Ethernet, an IPv4 header and a UDP one */
+	memcpy(&dst, was + 14 + 16, sizeof(dst));
+	took = hg_parse(was, (uint32_t)size, dst, &p) == HG_PKT_UDP;
+	if (hg_xdp_udp_port(f, f + size, OUR_IP) != (int)TURN_PORT)
+		__builtin_trap();
+	if (took && (hg_parse(f, (uint32_t)size, OUR_IP, &p) != HG_PKT_UDP ||
+		     p.src_ip != dst || p.dst_port != RTE_BE16(TURN_PORT)))
+		__builtin_trap();
+out:
+	free(a);
+	free(b);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -58,5 +94,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    slot != hg_xdp_slot(port, port >= 0 ? ports[port] : 0))
 		__builtin_trap();
 	free(buf);
+	check_turn(data, size);
 	return 0;
 }

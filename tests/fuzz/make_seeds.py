@@ -133,6 +133,9 @@ def main():
     frag = udp(7002, b"frag")
     write("xdp", "fragment", frag[:20] + b"\x20\x00" + frag[22:])
     write("xdp", "arp", arp(1, PEER, US))
+    # hgload's link bounce: an answer from a port of the daemon's, to turn
+    write("xdp", "answer", ipv4(17, struct.pack("!HHHH", 9000, 40000, 13, 0) + b"hello",
+                                src=US, dst=PEER))
 
     d = struct.pack("<IHBBIHHQ", 300, 64, 1, 0, socket.htonl(0xC6120002), 0x3930,
                     0x581b, 0)

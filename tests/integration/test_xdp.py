@@ -235,6 +235,48 @@ def test_a_link_replay_nobody_takes_says_why():
         n.close()
 
 
+def peer_prog(net):
+    """The XDP program on the namespace's end of the link, or None."""
+    out = net.exec("ip", "-j", "link", "show", net.peer_if).stdout
+    return (json.loads(out)[0].get("xdp") or {}).get("prog", {}).get("id")
+
+
+def test_a_link_bounce_keeps_requests_going_round(net, xdp):
+    """hgload --bounce: an XDP program on the namespace's end of the link
+    sends every answer back to the daemon as a new request, so that each
+    request the top-up sent is answered many times over (the echo's
+    throughput, not the sender's); turned requests carry no UDP checksum
+    and the daemon takes them. The program goes when hgload does."""
+    xdp.hgctl("tenant", "add", "bounced", "--ports", "9460-9460")
+    e = xdp.echo("bounced", 9460, cpus="0")
+    try:
+        r = net.exec("taskset", "-c", "0", os.path.join(BIN, "hgload"),
+                     "--target", f"{DAEMON_IP}:9460", "--bounce", "--rate", "2000",
+                     "--flows", "4", "--duration", "1", "--json")
+    finally:
+        e.stop()
+    b = json.loads(r.stdout)
+    assert b["mode"] == "bounce" and b["sent"] >= 1000, b
+    assert b["received"] >= 3 * b["sent"], b
+    rx = xdp.tenant_stats("bounced")["total"]["rx"]["packets"]
+    assert rx >= b["received"] * 0.9, (rx, b)
+    assert peer_prog(net) is None, "hgload's program leaves with it"
+
+
+def test_a_link_bounce_is_refused_where_it_cannot_run(net):
+    """Over memif, with --replay, or twice in one hgload: a clear error,
+    nothing attached."""
+    base = [os.path.join(BIN, "hgload"), "--target", f"{DAEMON_IP}:9", "--bounce",
+            "--rate", "100", "--duration", "0.2"]
+    r = run(*base, "--memif", "@nowhere", check=False)
+    assert r.returncode != 0 and "over kernel sockets" in r.stderr, r.stderr
+    r = net.exec(*base, "--replay", check=False)
+    assert r.returncode != 0 and "not with --replay" in r.stderr, r.stderr
+    r = net.exec(*base, "--and", *base[1:], check=False)
+    assert r.returncode != 0 and "one load of an hgload" in r.stderr, r.stderr
+    assert peer_prog(net) is None
+
+
 def test_hostile_frames_are_counted_and_the_link_serves_on(net, xdp):
     """Truncated headers, IP options, fragments, wrong versions and
     lengths, to the daemon's MAC: counted, never a crash."""

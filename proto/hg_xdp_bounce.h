@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * What hgload's link bounce (hgload --bounce) shares with its XDP program
+ * (bpf/xdp_bounce.c): hgb_conf, one entry, and hgb_count, per-CPU
+ * counters.
+ *
+ * The bounce measures a server's echo throughput with the server as the
+ * bound on a kernel that refuses a live-frames replay: the program,
+ * attached to the client's end of the link, turns every answer from the
+ * target around as a new request (XDP_TX), so that a few thousand
+ * requests go round between server and link without a sender; hgload's
+ * sender only tops up what the link or the server dropped.
+ *
+ * One writer: hgload writes the entry before and after its run (on = 0:
+ * every frame passes); the program only reads it.
+ *
+ * Compiled by clang -target bpf and by the host compiler: kernel types
+ * only.
+ */
+#ifndef HG_PROTO_XDP_BOUNCE_H
+#define HG_PROTO_XDP_BOUNCE_H
+
+#include <linux/types.h>
+
+struct hgb_conf {
+	__u32 ip;		/* the target's address, network order */
+	__u16 port;		/* its UDP port, network order */
+	__u16 on;		/* 0: every frame passes */
+};
+
+/* hgb_count's entries */
+enum hgb_counter {
+	HGB_TURNED,		/* answers sent back as requests */
+	HGB_PASSED,		/* other frames, while on */
+	HGB_COUNTERS
+};
+
+_Static_assert(sizeof(struct hgb_conf) == 8, "no padding");
+
+#endif /* HG_PROTO_XDP_BOUNCE_H */
