@@ -17,7 +17,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "integration"))
-from hg import BIN, DAEMON_IP, Daemon, Netns, Sink, memif_daemon  # noqa: E402,F401
+from hg import (BIN, DAEMON_IP, LIVE_REFUSED, Daemon, Netns, Sink,  # noqa: E402,F401
+                memif_daemon, run)
 
 OUT = os.path.join(HERE, "out")
 SATURATED = 0.95    # a fast-path core busier than this is saturated
@@ -277,6 +278,18 @@ def hgload_cmd(rt=False, nice=0, cpus=None, **load):
     prio = ["chrt", "-f", "50"] if rt else ["nice", "-n", str(nice)] if nice else []
     return [*prio, "taskset", "-c", cpus or CPUS.client_cpus, os.path.join(BIN, "hgload"),
             *hgload_args(**load)]
+
+
+def live_frames_refused():
+    """What hgload --replay says where the kernel refuses a live-frames
+    test run (it asks before it attaches or sends anything), or None. Asked
+    in a namespace of its own with only a loopback: a kernel that allows
+    it gets as far as the target's MAC, which is not there."""
+    r = run("unshare", "-n", "sh", "-c",
+            f"ip link set lo up && ip addr add 198.18.0.2/24 dev lo && "
+            f"{os.path.join(BIN, 'hgload')} --target {DAEMON_IP}:9 --replay --rate 1000 "
+            f"--duration 0.05", check=False)
+    return r.stderr.strip() if LIVE_REFUSED in r.stderr else None
 
 
 def run_memif(memif, loads, cpus=None, rx_map=None, extra=()):

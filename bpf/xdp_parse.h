@@ -63,27 +63,22 @@ hg_xdp_udp_port(const void *data, const void *end, __u32 ip)
 	return udp != 0 && iph->daddr == ip ? HG_XDP_BE16(udp->dest) : -1;
 }
 
-/* hgload's link bounce (bpf/xdp_bounce.c): turns a datagram from ip:port
- * (network order) around, to where it came from, in place: the Ethernet
- * addresses, the IP addresses and the UDP ports each swapped. The IP
- * header's checksum stays right (a ones'-complement sum does not depend
- * on the order of its words); the UDP checksum becomes 0, "none" (RFC
- * 768), whoever answered: a kernel's answer on a veth carries only its
- * pseudo-header's part (checksum offload), which a redirected frame no
- * longer says, and every such request failed the kernel's check. 0 if the
- * frame was turned, -1 if it is not such a datagram (left as it was). */
-static __always_inline int
-hg_xdp_turn(void *data, const void *end, __u32 ip, __u16 port)
+/* hgload's link bounce (bpf/xdp_bounce.c): turns a datagram around, to
+ * where it came from, in place: the Ethernet addresses, the IP addresses
+ * and the UDP ports each swapped. The IP header's checksum stays right (a
+ * ones'-complement sum does not depend on the order of its words); the
+ * UDP checksum becomes 0, "none" (RFC 768), whoever answered: a kernel's
+ * answer on a veth carries only its pseudo-header's part (checksum
+ * offload), which a redirected frame no longer says, and every such
+ * request failed the kernel's check. iph and udp are hg_xdp_udp's. */
+static __always_inline void
+hg_xdp_swap(void *data, struct iphdr *iph, struct udphdr *udp)
 {
 	struct ethhdr *eth = data;
-	struct iphdr *iph;
-	struct udphdr *udp = hg_xdp_udp(data, end, &iph);
 	__u8 mac[ETH_ALEN];
 	__u32 a;
 	__u16 p;
 
-	if (udp == 0 || iph->saddr != ip || udp->source != port)
-		return -1;
 	__builtin_memcpy(mac, eth->h_dest, ETH_ALEN);
 	__builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
 	__builtin_memcpy(eth->h_source, mac, ETH_ALEN);
@@ -94,6 +89,19 @@ hg_xdp_turn(void *data, const void *end, __u32 ip, __u16 port)
 	udp->source = udp->dest;
 	udp->dest = p;
 	udp->check = 0;
+}
+
+/* Turns a datagram from ip:port (network order) around (hg_xdp_swap): 0,
+ * or -1 if it is not such a datagram (left as it was). */
+static __always_inline int
+hg_xdp_turn(void *data, const void *end, __u32 ip, __u16 port)
+{
+	struct iphdr *iph;
+	struct udphdr *udp = hg_xdp_udp(data, end, &iph);
+
+	if (udp == 0 || iph->saddr != ip || udp->source != port)
+		return -1;
+	hg_xdp_swap(data, iph, udp);
 	return 0;
 }
 

@@ -49,11 +49,13 @@
 #include "hgload_xdp.h"
 #include "rx_map.h"
 #include "../common/hg_util.h"
+#include "../proto/hg_xdp_bounce.h"
 #include "../proto/hg_xdp_replay.h"
 
 #define MAX_FLOWS    1024
 #define MAX_LOADS    4
 _Static_assert(MAX_LOADS <= HGR_LOADS, "an entry of the link replay's map per load");
+_Static_assert(MAX_LOADS <= HGB_LOADS, "an entry of the link bounce's map per load");
 #define MAX_REQUESTS 20000000ull
 #define MAX_TYPES    HG_WORK_MAX_TYPES
 
@@ -316,14 +318,20 @@ open_transport(struct load *ls, unsigned n)
 	struct hgl_memif_cfg c = { .socket = ls[0].memif,
 				   .dst_ip = ls[0].target.sin_addr.s_addr };
 	char err[256];
-	unsigned k, bounces;
+	unsigned k;
 
 	for (k = 0; k < n && !ls[0].memif[0]; k++)
 		open_flows(&ls[k]);
-	for (k = 0, bounces = 0; k < n; k++)
-		bounces += ls[k].bounce;
-	if (bounces > 1)
-		die("--bounce: one load of an hgload (its program has one target)");
+	for (k = 0; k < n; k++)
+		if (ls[k].bounce) {
+			static const uint8_t zeros[HG_MAX_PAYLOAD];
+			struct hgl_bounce b = { .fd = ls[k].fd[0], .target = &ls[k].target,
+						.payload = zeros, .len = ls[k].size };
+
+			if (hgl_bounce_open(&b, err, sizeof(err)) < 0)
+				die("%s", err);
+			break;
+		}
 	for (k = 0; k < n; k++)
 		if (ls[k].replay) {
 			if (hgl_xdp_open(err, sizeof(err)) < 0)
@@ -631,17 +639,16 @@ link_replay_prepare(struct load *l, struct hgl_xdp_replay *r, const uint8_t *pay
 		die("%s", err);
 }
 
-/* --bounce: attaches the link's program (hgload_xdp.h), which turns the
- * target's answers around from then on. Its thread runs as started: it
- * only tops up. */
+/* --bounce: the link's program (hgload_xdp.h, attached before the loads
+ * started) turns the target's answers around from now on. Its thread
+ * runs as started: it only tops up. */
 static void
-bounce_prepare(struct load *l, const uint8_t *payload, uint64_t *sent)
+bounce_prepare(struct load *l)
 {
-	struct hgl_bounce b = { .fd = l->fd[0], .target = &l->target, .payload = payload,
-				.len = l->size };
+	struct hgl_bounce b = { .k = l->index, .target = &l->target };
 	char err[256];
 
-	if (hgl_bounce_open(&b, sent, err, sizeof(err)) < 0)
+	if (hgl_bounce_start(&b, err, sizeof(err)) < 0)
 		die("%s", err);
 }
 
@@ -670,7 +677,7 @@ bounce_top_up(struct load *l, struct mmsghdr *mm, uint64_t end, uint64_t *sent)
 		}
 		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
 	}
-	if (hgl_bounce_stop(&l->turned, err, sizeof(err)) < 0)
+	if (hgl_bounce_stop(l->index, &l->turned, err, sizeof(err)) < 0)
 		die("%s", err);
 }
 
@@ -697,7 +704,7 @@ blast(struct load *l, uint8_t *payload)
 	if (l->replay)
 		link_replay_prepare(l, &r, payload, &sent);
 	if (l->bounce)
-		bounce_prepare(l, payload, &sent);
+		bounce_prepare(l);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
 	l->t_start = now_ns();
 	end = l->t_start + (uint64_t)(l->duration * 1e9);

@@ -276,21 +276,19 @@ hgl_xdp_run(const struct hgl_xdp_replay *r, uint64_t end_ns, uint64_t *sent,
 }
 
 int
-hgl_bounce_open(const struct hgl_bounce *b, uint64_t *sent, char *err, size_t n)
+hgl_bounce_open(const struct hgl_bounce *b, char *err, size_t n)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "hgload-bounce");
-	struct hgb_conf c = { .ip = b->target->sin_addr.s_addr, .port = b->target->sin_port,
-			      .on = 1 };
 	uint8_t mac[RTE_ETHER_ADDR_LEN];
 	char dev[IF_NAMESIZE];
 	struct bpf_program *p;
 	struct bpf_map *conf, *count;
+	uint64_t asked = 0;
 	unsigned ifindex;
-	uint32_t k = 0;
 	int e;
 
 	/* the link first: nothing is loaded for a target it cannot reach */
-	if (resolve(b->fd, b->target, b->payload, b->len, sent, mac, dev, "--bounce", err,
+	if (resolve(b->fd, b->target, b->payload, b->len, &asked, mac, dev, "--bounce", err,
 		    n) < 0)
 		return -1;
 	if ((ifindex = if_nametoindex(dev)) == 0)
@@ -307,8 +305,6 @@ hgl_bounce_open(const struct hgl_bounce *b, uint64_t *sent, char *err, size_t n)
 				   e ? -e : ENOENT);
 	bn.conf_fd = bpf_map__fd(conf);
 	bn.count_fd = bpf_map__fd(count);
-	if (bpf_map_update_elem(bn.conf_fd, &k, &c, BPF_ANY) != 0)
-		return bounce_fail(err, n, "cannot configure its program", errno);
 	/* a link, not a flag on the device: it goes when hgload does */
 	bn.link_fd = bpf_link_create(bpf_program__fd(p), (int)ifindex, BPF_XDP, NULL);
 	if (bn.link_fd < 0)
@@ -319,17 +315,30 @@ hgl_bounce_open(const struct hgl_bounce *b, uint64_t *sent, char *err, size_t n)
 }
 
 int
-hgl_bounce_stop(uint64_t *turned, char *err, size_t n)
+hgl_bounce_start(const struct hgl_bounce *b, char *err, size_t n)
+{
+	struct hgb_conf c = { .ip = b->target->sin_addr.s_addr, .port = b->target->sin_port,
+			      .on = 1 };
+
+	if (bn.conf_fd < 0 || b->k >= HGB_LOADS)
+		return bounce_fail(err, n, "not open", EINVAL);
+	if (bpf_map_update_elem(bn.conf_fd, &b->k, &c, BPF_ANY) != 0)
+		return bounce_fail(err, n, "cannot configure its program", errno);
+	return 0;
+}
+
+int
+hgl_bounce_stop(unsigned k, uint64_t *turned, char *err, size_t n)
 {
 	struct hgb_conf off = { 0 };
 	int cpus = libbpf_num_possible_cpus();
-	uint32_t k = 0, turn = HGB_TURNED;
 	uint64_t v[256];
 
-	if (bn.conf_fd < 0 || cpus <= 0 || cpus > (int)(sizeof(v) / sizeof(v[0])))
+	if (bn.conf_fd < 0 || k >= HGB_LOADS || cpus <= 0 ||
+	    cpus > (int)(sizeof(v) / sizeof(v[0])))
 		return bounce_fail(err, n, "not running", EINVAL);
 	if (bpf_map_update_elem(bn.conf_fd, &k, &off, BPF_ANY) != 0 ||
-	    bpf_map_lookup_elem(bn.count_fd, &turn, v) != 0)
+	    bpf_map_lookup_elem(bn.count_fd, &k, v) != 0)
 		return bounce_fail(err, n, "cannot read its program's count", errno);
 	*turned = 0;
 	for (int i = 0; i < cpus; i++)

@@ -54,9 +54,12 @@ int hgl_xdp_run(const struct hgl_xdp_replay *r, uint64_t end_ns, uint64_t *sent,
  * from the target back to it as a new request, so that requests go round
  * between the server and the link with no sender in the loop; hgload's
  * sender only tops up what was dropped. What it turned, per second, is
- * what the server answered. Needs root (CAP_BPF, CAP_NET_ADMIN); the
- * program is attached by a link (bpf_link), which goes when hgload does. */
+ * what the server answered. Every load of an hgload may bounce, each to
+ * a target of its own on the same link. Needs root (CAP_BPF,
+ * CAP_NET_ADMIN); the program is attached by a link (bpf_link), which
+ * goes when hgload does. */
 struct hgl_bounce {
+	unsigned k;		/* the load's entry, 0..HGB_LOADS-1 */
 	int fd;			/* a socket connected to the target */
 	const struct sockaddr_in *target;
 	const void *payload;	/* a request, for the ARP query */
@@ -64,14 +67,17 @@ struct hgl_bounce {
 };
 
 /* Finds the link to b's target (ARP, for which it sends a datagram on
- * b->fd: counted in *sent), loads the program and attaches it there,
- * turning the target's answers from then on. 0, or -1 with the reason in
- * err. */
-int hgl_bounce_open(const struct hgl_bounce *b, uint64_t *sent, char *err, size_t n);
+ * b->fd), loads the program and attaches it there, every load's entry
+ * off. Once, before any load starts. 0, or -1 with the reason in err. */
+int hgl_bounce_open(const struct hgl_bounce *b, char *err, size_t n);
 
-/* Stops turning (answers pass to the sockets again) and says how many it
- * turned. 0, or -1 with the reason in err. */
-int hgl_bounce_stop(uint64_t *turned, char *err, size_t n);
+/* Turns the answers from load b->k's target from now on (its thread).
+ * 0, or -1 with the reason in err. */
+int hgl_bounce_start(const struct hgl_bounce *b, char *err, size_t n);
+
+/* Stops load k's turning (those answers pass to the sockets again) and
+ * says how many it turned. 0, or -1 with the reason in err. */
+int hgl_bounce_stop(unsigned k, uint64_t *turned, char *err, size_t n);
 
 /* Detaches and unloads both programs (exit does the same). */
 void hgl_xdp_close(void);
