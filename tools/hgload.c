@@ -1207,6 +1207,9 @@ waits_json(json_t *j, const struct load *l)
 			    json_real((double)l->receiver_wait_ns / 1e9));
 }
 
+#define NAPI_HINT "if the link is a veth, its other end takes frames an XDP program " \
+	"transmits only with one attached or GRO on (ethtool -K DEV gro on)"
+
 /* A blast's report: what it offered and what came back; the latency
  * fields are there (zero) so that readers of one load read the other. */
 static void
@@ -1222,16 +1225,20 @@ report_blast(const struct load *l, json_t *many)
 
 	/* a veth drops, unseen by any counter, every frame its peer's XDP
 	 * program transmits unless it has NAPI: an XDP program of its own, or
-	 * GRO (the kernel's own stack behind it) */
-	if ((l->replay || l->bounce) && sent > 1 && got == 0)
-		fprintf(stderr, "hgload %s: --%s: not one answer; if the link is a veth, "
-			"its other end takes frames an XDP program transmits only with one "
-			"attached or GRO on (ethtool -K DEV gro on)\n", l->target_str,
-			l->bounce ? "bounce" : "replay");
+	 * GRO (the kernel's own stack behind it); a bounce then turns each
+	 * top-up's answer once, and no more */
+	if (l->replay && sent > 1 && got == 0)
+		fprintf(stderr, "hgload %s: --replay: not one answer; %s\n", l->target_str,
+			NAPI_HINT);
+	if (l->bounce && sent > 100 && got < 2 * sent)
+		fprintf(stderr, "hgload %s: --bounce: %lu requests turned for %lu sent: they "
+			"do not come round; %s\n", l->target_str, (unsigned long)got,
+			(unsigned long)sent, NAPI_HINT);
 	if (!l->json) {
 		printf("hgload %s: %s for %.1f s, %u flows, %u B: sent %lu (%.0f/s), "
 		       "answered %lu (%.0f/s), bursts refused %lu, sender CPU %.1f%%\n",
-		       l->target_str, l->bounce ? "bounce" : "blast", secs, l->flows, l->size, (unsigned long)sent,
+		       l->target_str, l->bounce ? "bounce" : "blast", secs, l->flows, l->size,
+		       (unsigned long)sent,
 		       secs > 0 ? sent / secs : 0.0, (unsigned long)got,
 		       secs > 0 ? got / secs : 0.0, (unsigned long)l->blast_refused,
 		       100 * l->blast_cpu);

@@ -2,6 +2,7 @@
 program counts per tenant, a shed tenant's datagrams are dropped in the
 driver, hostile frames are counted, and nothing stays attached to the
 interface after an exit, a kill -9 included (the next start removes it)."""
+import contextlib
 import json
 import os
 import signal
@@ -270,6 +271,69 @@ def test_a_link_bounce_keeps_requests_going_round(net, xdp):
     assert peer_prog(net) is None, "hgload's program leaves with it"
 
 
+def test_a_link_bounce_saturates_the_core_and_is_shed_in_the_driver(net, xdp):
+    """What the replay test above checks, on a kernel that refuses the
+    replay: a tenant's requests kept going round by hgload --bounce (1400
+    B, 16 flows, its top-up making up what is shed) take every cycle the
+    core has, so RX sheds that tenant and the program drops its datagrams
+    in the driver, while a victim beside it loses nothing and is never
+    dropped."""
+    xdp.hgctl("tenant", "add", "bvictim", "--ports", "9442-9442")
+    xdp.hgctl("tenant", "add", "bflood", "--ports", "9452-9452")
+    apps = [xdp.echo("bvictim", 9442, cpus="0"), xdp.echo("bflood", 9452, cpus="0")]
+    try:
+        flood = net.popen("taskset", "-c", "0", os.path.join(BIN, "hgload"),
+                          "--target", f"{DAEMON_IP}:9452", "--bounce", "--rate", "20000",
+                          "--flows", "16", "--size", "1400", "--duration", "3", "--json",
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        victim = net.popen("taskset", "-c", "0", os.path.join(BIN, "hgload"),
+                           "--target", f"{DAEMON_IP}:9442", "--rate", "1000",
+                           "--duration", "3", "--json", stdout=subprocess.PIPE, text=True)
+        v = json.loads(victim.communicate(timeout=30)[0])
+        out, err = flood.communicate(timeout=30)
+        assert flood.returncode == 0, err
+        f = json.loads(out)
+    finally:
+        for a in apps:
+            a.stop()
+    assert f["mode"] == "bounce" and f["received"] > 3 * f["sent"], f
+    flooded = xdp.tenant_stats("bflood")["xdp"]
+    assert flooded["dropped"] > 0 and flooded["passed"] > 0, flooded
+    assert v["lost"] == 0 and v["received"] == v["sent"], v
+    quiet = xdp.tenant_stats("bvictim")["xdp"]
+    assert quiet["dropped"] == 0 and quiet["over_share"] == 0, quiet
+    assert peer_prog(net) is None, "hgload's program leaves with it"
+
+
+@contextlib.contextmanager
+def kernel_echo(tag, port, gro, batch=1):
+    """A namespace of its own whose veth's host end has the daemon's
+    address, GRO on or off, and udp-echo on port behind it (the kernel's
+    stack, as bench/versus-kernel's baseline); yields the namespace."""
+    n = Netns(tag)
+    echo = None
+    try:
+        run("ip", "addr", "add", f"{DAEMON_IP}/24", "dev", n.host_if)
+        run("ethtool", "-K", n.host_if, "gro", "on" if gro else "off")
+        echo = subprocess.Popen([os.path.join(BIN, "udp-echo"), "--bind", DAEMON_IP,
+                                 "--port", str(port), "--seconds", "20",
+                                 "--batch", str(batch)], stdout=subprocess.PIPE, text=True)
+        assert "ready" in echo.stdout.readline()
+        yield n
+    finally:
+        if echo is not None:
+            echo.terminate()
+            echo.wait(10)
+        n.close()
+
+
+def bounce(n, port, duration):
+    """hgload --bounce from namespace n to port at 2,000 top-ups a second."""
+    return n.exec(os.path.join(BIN, "hgload"), "--target", f"{DAEMON_IP}:{port}",
+                  "--bounce", "--rate", "2000", "--flows", "4", "--duration", str(duration),
+                  "--json")
+
+
 @pytest.mark.parametrize("batch", [1, 32])
 def test_the_kernel_baseline_echoes_and_the_bounce_turns_its_answers(batch):
     """udp-echo, plain and batched (recvmmsg/sendmmsg), answers every
@@ -278,30 +342,26 @@ def test_the_kernel_baseline_echoes_and_the_bounce_turns_its_answers(batch):
     did not, twice: XDP_TX's frames never woke that NAPI (256 filled its
     ring and stayed), and the kernel's answers, checksummed by offload,
     failed its own check once turned."""
-    n = Netns("ke")
-    echo = None
-    try:
-        run("ip", "addr", "add", f"{DAEMON_IP}/24", "dev", n.host_if)
-        run("ethtool", "-K", n.host_if, "gro", "on")
-        echo = subprocess.Popen([os.path.join(BIN, "udp-echo"), "--bind", DAEMON_IP,
-                                 "--port", "9470", "--seconds", "20", "--batch", str(batch)],
-                                stdout=subprocess.PIPE, text=True)
-        assert "ready" in echo.stdout.readline()
+    with kernel_echo("ke", 9470, gro=True, batch=batch) as n:
         s = n.socket()
+        payload = bytes(range(256)) * 6
         for size in (1, 64, 1400):
-            payload = bytes(range(256)) * 6
             assert udp_roundtrip(s, 9470, payload[:size]) == payload[:size]
         s.close()
-        r = n.exec(os.path.join(BIN, "hgload"), "--target", f"{DAEMON_IP}:9470",
-                   "--bounce", "--rate", "2000", "--flows", "4", "--duration", "1", "--json")
-        b = json.loads(r.stdout)
+        b = json.loads(bounce(n, 9470, 1).stdout)
         assert b["sent"] >= 1000 and b["received"] >= 3 * b["sent"], b
         assert peer_prog(n) is None
-    finally:
-        if echo is not None:
-            echo.terminate()
-            echo.wait(10)
-        n.close()
+
+
+def test_a_link_bounce_nobody_takes_says_why():
+    """A veth whose other end has neither an XDP program nor GRO drops
+    every frame the bounce turns, unseen by any counter: each top-up's
+    answer is turned once, and hgload says where to look."""
+    with kernel_echo("kg", 9471, gro=False) as n:
+        r = bounce(n, 9471, 0.5)
+        b = json.loads(r.stdout)
+        assert b["received"] < 2 * b["sent"], b
+        assert "do not come round" in r.stderr and "gro on" in r.stderr, r.stderr
 
 
 def test_a_link_bounce_is_refused_where_it_cannot_run(net):
