@@ -112,27 +112,45 @@ live_refused(void)
 	return bpf_prog_test_run_opts(rx.prog_fd, &o) != 0;
 }
 
+/* An XDP object built into hgload, opened and loaded; NULL with the
+ * reason in err, for who. */
+static struct bpf_object *
+load_obj(const unsigned char *start, const unsigned char *end, const char *name,
+	 const char *who, char *err, size_t n)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = name);
+	struct bpf_object *o = bpf_object__open_mem(start, (size_t)(end - start), &oo);
+	int e;
+
+	if (o == NULL) {
+		fail_as(err, n, who, "cannot open its XDP program", errno);
+		return NULL;
+	}
+	if ((e = bpf_object__load(o)) != 0) {
+		fail_as(err, n, who, "cannot load its XDP program (root, or CAP_BPF?)", -e);
+		bpf_object__close(o);
+		return NULL;
+	}
+	return o;
+}
+
 int
 hgl_xdp_open(char *err, size_t n)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "hgload-replay");
 	LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_SKB_MODE);
 	struct bpf_program *p;
 	struct bpf_map *m;
-	int e;
 
 	if (!own_netns())
 		return fail(err, n, "run it in a network namespace of its own (it "
 			    "attaches a program to the namespace's loopback)", 0);
-	rx.obj = bpf_object__open_mem(hgr_obj_start, (size_t)(hgr_obj_end - hgr_obj_start), &oo);
-	if (rx.obj == NULL)
-		return fail(err, n, "cannot open its XDP program", errno);
-	e = bpf_object__load(rx.obj);
+	if ((rx.obj = load_obj(hgr_obj_start, hgr_obj_end, "hgload-replay", "--replay", err,
+			       n)) == NULL)
+		return -1;
 	p = bpf_object__find_program_by_name(rx.obj, "hgr_replay");
 	m = bpf_object__find_map_by_name(rx.obj, "hgr_conf");
-	if (e != 0 || p == NULL || m == NULL)
-		return fail(err, n, "cannot load its XDP program (root, or CAP_BPF?)",
-			    e ? -e : ENOENT);
+	if (p == NULL || m == NULL)
+		return fail(err, n, "its XDP program is not as built", ENOENT);
 	rx.prog_fd = bpf_program__fd(p);
 	rx.conf_fd = bpf_map__fd(m);
 	if (live_refused())
@@ -278,14 +296,12 @@ hgl_xdp_run(const struct hgl_xdp_replay *r, uint64_t end_ns, uint64_t *sent,
 int
 hgl_bounce_open(const struct hgl_bounce *b, char *err, size_t n)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "hgload-bounce");
 	uint8_t mac[RTE_ETHER_ADDR_LEN];
 	char dev[IF_NAMESIZE];
 	struct bpf_program *p;
 	struct bpf_map *conf, *count;
 	uint64_t asked = 0;
 	unsigned ifindex;
-	int e;
 
 	/* the link first: nothing is loaded for a target it cannot reach */
 	if (resolve(b->fd, b->target, b->payload, b->len, &asked, mac, dev, "--bounce", err,
@@ -293,16 +309,14 @@ hgl_bounce_open(const struct hgl_bounce *b, char *err, size_t n)
 		return -1;
 	if ((ifindex = if_nametoindex(dev)) == 0)
 		return bounce_fail(err, n, "the link's index", errno);
-	bn.obj = bpf_object__open_mem(hgb_obj_start, (size_t)(hgb_obj_end - hgb_obj_start), &oo);
-	if (bn.obj == NULL)
-		return bounce_fail(err, n, "cannot open its XDP program", errno);
-	e = bpf_object__load(bn.obj);
+	if ((bn.obj = load_obj(hgb_obj_start, hgb_obj_end, "hgload-bounce", "--bounce", err,
+			       n)) == NULL)
+		return -1;
 	p = bpf_object__find_program_by_name(bn.obj, "hgb_bounce");
 	conf = bpf_object__find_map_by_name(bn.obj, "hgb_conf");
 	count = bpf_object__find_map_by_name(bn.obj, "hgb_count");
-	if (e != 0 || p == NULL || conf == NULL || count == NULL)
-		return bounce_fail(err, n, "cannot load its XDP program (root, or CAP_BPF?)",
-				   e ? -e : ENOENT);
+	if (p == NULL || conf == NULL || count == NULL)
+		return bounce_fail(err, n, "its XDP program is not as built", ENOENT);
 	bn.conf_fd = bpf_map__fd(conf);
 	bn.count_fd = bpf_map__fd(count);
 	/* a link, not a flag on the device: it goes when hgload does */

@@ -144,6 +144,41 @@ def lo_prog(net):
     return (json.loads(out)[0].get("xdp") or {}).get("prog", {}).get("id")
 
 
+def shed_beside_a_victim(net, xdp, tag, victim_port, flood_port, flood, skip=None):
+    """Tenants TAGvictim and TAGflood, their echoes on CPU 0; the flood
+    (hgload with the options `flood`, 16 flows of 1400 B for 3 s) beside
+    the victim at 1,000 req/s, both from CPU 0. Asserts the flood's tenant
+    was shed in the driver and the victim lost nothing and was never
+    dropped there; returns the flood's report (skip: called first with the
+    flood's exit code and stderr)."""
+    victim_t, flood_t = f"{tag}victim", f"{tag}flood"
+    xdp.hgctl("tenant", "add", victim_t, "--ports", f"{victim_port}-{victim_port}")
+    xdp.hgctl("tenant", "add", flood_t, "--ports", f"{flood_port}-{flood_port}")
+    apps = [xdp.echo(victim_t, victim_port, cpus="0"), xdp.echo(flood_t, flood_port, cpus="0")]
+    try:
+        fl = net.popen("taskset", "-c", "0", os.path.join(BIN, "hgload"),
+                       "--target", f"{DAEMON_IP}:{flood_port}", *flood,
+                       "--flows", "16", "--size", "1400", "--duration", "3", "--json",
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        victim = net.popen("taskset", "-c", "0", os.path.join(BIN, "hgload"),
+                           "--target", f"{DAEMON_IP}:{victim_port}", "--rate", "1000",
+                           "--duration", "3", "--json", stdout=subprocess.PIPE, text=True)
+        v = json.loads(victim.communicate(timeout=30)[0])
+        out, err = fl.communicate(timeout=30)
+        if skip is not None:
+            skip(fl.returncode, err)
+        assert fl.returncode == 0, err
+    finally:
+        for a in apps:
+            a.stop()
+    flooded = xdp.tenant_stats(flood_t)["xdp"]
+    assert flooded["dropped"] > 0 and flooded["passed"] > 0, flooded
+    assert v["lost"] == 0 and v["received"] == v["sent"], v
+    quiet = xdp.tenant_stats(victim_t)["xdp"]
+    assert quiet["dropped"] == 0 and quiet["over_share"] == 0, quiet
+    return json.loads(out)
+
+
 def test_a_link_replay_saturates_the_core_and_is_shed_in_the_driver(net, xdp):
     """hgload --replay: the kernel puts one prebuilt 1400 B frame on the
     link 600,000 times a second, with no synthetic work anywhere. That is
@@ -154,31 +189,9 @@ def test_a_link_replay_saturates_the_core_and_is_shed_in_the_driver(net, xdp):
     the socket's ring between the core's looks, and the kernel dropped the
     victim's next datagram (xdp_redirect_err, -ENOMEM: the fill ring
     empty). The replay leaves nothing attached behind it."""
-    xdp.hgctl("tenant", "add", "rvictim", "--ports", "9440-9440")
-    xdp.hgctl("tenant", "add", "rflood", "--ports", "9450-9450")
-    apps = [xdp.echo("rvictim", 9440, cpus="0"), xdp.echo("rflood", 9450, cpus="0")]
-    try:
-        flood = net.popen("taskset", "-c", "0", os.path.join(BIN, "hgload"),
-                          "--target", f"{DAEMON_IP}:9450", "--replay", "--rate", "600000",
-                          "--flows", "16", "--size", "1400", "--duration", "3", "--json",
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        victim = net.popen("taskset", "-c", "0", os.path.join(BIN, "hgload"),
-                           "--target", f"{DAEMON_IP}:9440", "--rate", "1000",
-                           "--duration", "3", "--json", stdout=subprocess.PIPE, text=True)
-        v = json.loads(victim.communicate(timeout=30)[0])
-        out, err = flood.communicate(timeout=30)
-        skip_if_live_refused(flood.returncode, err)
-        assert flood.returncode == 0, err
-        f = json.loads(out)
-    finally:
-        for a in apps:
-            a.stop()
+    f = shed_beside_a_victim(net, xdp, "r", 9440, 9450,
+                             ["--replay", "--rate", "600000"], skip_if_live_refused)
     assert f["mode"] == "blast" and f["sent"] > 100000 and f["received"] > 0, f
-    flooded = xdp.tenant_stats("rflood")["xdp"]
-    assert flooded["dropped"] > 0 and flooded["passed"] > 0, flooded
-    assert v["lost"] == 0 and v["received"] == v["sent"], v
-    quiet = xdp.tenant_stats("rvictim")["xdp"]
-    assert quiet["dropped"] == 0 and quiet["over_share"] == 0, quiet
     assert lo_prog(net) is None, "hgload's link leaves with it"
 
 
@@ -278,30 +291,8 @@ def test_a_link_bounce_saturates_the_core_and_is_shed_in_the_driver(net, xdp):
     core has, so RX sheds that tenant and the program drops its datagrams
     in the driver, while a victim beside it loses nothing and is never
     dropped."""
-    xdp.hgctl("tenant", "add", "bvictim", "--ports", "9442-9442")
-    xdp.hgctl("tenant", "add", "bflood", "--ports", "9452-9452")
-    apps = [xdp.echo("bvictim", 9442, cpus="0"), xdp.echo("bflood", 9452, cpus="0")]
-    try:
-        flood = net.popen("taskset", "-c", "0", os.path.join(BIN, "hgload"),
-                          "--target", f"{DAEMON_IP}:9452", "--bounce", "--rate", "20000",
-                          "--flows", "16", "--size", "1400", "--duration", "3", "--json",
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        victim = net.popen("taskset", "-c", "0", os.path.join(BIN, "hgload"),
-                           "--target", f"{DAEMON_IP}:9442", "--rate", "1000",
-                           "--duration", "3", "--json", stdout=subprocess.PIPE, text=True)
-        v = json.loads(victim.communicate(timeout=30)[0])
-        out, err = flood.communicate(timeout=30)
-        assert flood.returncode == 0, err
-        f = json.loads(out)
-    finally:
-        for a in apps:
-            a.stop()
+    f = shed_beside_a_victim(net, xdp, "b", 9442, 9452, ["--bounce", "--rate", "20000"])
     assert f["mode"] == "bounce" and f["received"] > 3 * f["sent"], f
-    flooded = xdp.tenant_stats("bflood")["xdp"]
-    assert flooded["dropped"] > 0 and flooded["passed"] > 0, flooded
-    assert v["lost"] == 0 and v["received"] == v["sent"], v
-    quiet = xdp.tenant_stats("bvictim")["xdp"]
-    assert quiet["dropped"] == 0 and quiet["over_share"] == 0, quiet
     assert peer_prog(net) is None, "hgload's program leaves with it"
 
 
