@@ -91,18 +91,4 @@ hg_xdp_swap(void *data, struct iphdr *iph, struct udphdr *udp)
 	udp->check = 0;
 }
 
-/* Turns a datagram from ip:port (network order) around (hg_xdp_swap): 0,
- * or -1 if it is not such a datagram (left as it was). */
-static __always_inline int
-hg_xdp_turn(void *data, const void *end, __u32 ip, __u16 port)
-{
-	struct iphdr *iph;
-	struct udphdr *udp = hg_xdp_udp(data, end, &iph);
-
-	if (udp == 0 || iph->saddr != ip || udp->source != port)
-		return -1;
-	hg_xdp_swap(data, iph, udp);
-	return 0;
-}
-
 #endif /* HG_BPF_XDP_PARSE_H */

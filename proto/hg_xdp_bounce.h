@@ -7,9 +7,10 @@
  * The bounce measures a server's echo throughput with the server as the
  * bound on a kernel that refuses a live-frames replay: the program,
  * attached to the client's end of the link, turns every answer from the
- * target around as a new request (XDP_TX), so that a few thousand
- * requests go round between server and link without a sender; hgload's
- * sender only tops up what the link or the server dropped.
+ * target around as a new request (a redirect out of the link it came in
+ * on), so that a few thousand requests go round between server and link
+ * without a sender; hgload's sender only tops up what the link or the
+ * server dropped.
  *
  * One writer per entry: hgload's thread of that load writes it before
  * and after its run (on = 0: its target's answers pass); the program only

@@ -9,8 +9,8 @@
  * one the program names the same port of, so a tenant's frames are judged
  * as its own; and the cores' count of a frame (fastpath/xdp_slots.h) is
  * against the slot the program counts it against, one of the map's. And
- * hgload's link bounce (hg_xdp_turn): a frame it does not turn is left
- * as it was; one it turns goes to where it came from, and a datagram the
+ * hgload's link bounce (hg_xdp_udp, then hg_xdp_swap, as its program): a
+ * frame it does not turn is left as it was; one it turns goes to where it came from, and a datagram the
  * daemon's parser took before the turn it takes after (the IP checksum
  * still right, the UDP one none). */
 #include <stdint.h>
@@ -26,7 +26,21 @@
 #define OUR_IP RTE_BE32(0xC6120001)	/* 198.18.0.1 */
 #define TURN_PORT 9000u
 
-/* hg_xdp_turn over a copy of the frame, placed as the program sees one */
+/* Turns a datagram from ip:port (network order) around as the bounce's
+ * program does: 0, or -1 if it is not such a datagram (left as it was). */
+static int
+turn(void *data, const void *end, uint32_t ip, uint16_t port)
+{
+	struct iphdr *iph;
+	struct udphdr *udp = hg_xdp_udp(data, end, &iph);
+
+	if (udp == NULL || iph->saddr != ip || udp->source != port)
+		return -1;
+	hg_xdp_swap(data, iph, udp);
+	return 0;
+}
+
+/* turn() over a copy of the frame, placed as the program sees one */
 static void
 check_turn(const uint8_t *data, size_t size)
 {
@@ -39,7 +53,7 @@ check_turn(const uint8_t *data, size_t size)
 		goto out;
 	memcpy(was, data, size);
 	memcpy(f, data, size);
-	if (hg_xdp_turn(f, f + size, OUR_IP, RTE_BE16(TURN_PORT)) != 0) {
+	if (turn(f, f + size, OUR_IP, RTE_BE16(TURN_PORT)) != 0) {
 		if (memcmp(f, data, size) != 0)
 			__builtin_trap();
 		goto out;
